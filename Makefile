@@ -1,0 +1,47 @@
+# Star Fortune. The two commands of the quick start are `make run` and
+# `make test`; each installs the Debian packages it needs first (once).
+
+GO      ?= go
+BIN     := bin/starfortune
+DATA    ?=
+RUNARGS := $(if $(DATA),--data $(DATA))
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: run build deps deps-window test unit smoke bench lint clean
+
+## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
+run: build
+	./$(BIN) $(RUNARGS)
+
+build: deps
+	$(GO) build -o $(BIN) .
+
+deps:
+	@./scripts/deps.sh
+
+deps-window:
+	@./scripts/deps.sh --window
+
+## test: vet, race-checked tests with Fyne's test driver, then the real window under Xvfb
+test: unit smoke
+
+unit: deps-window
+	$(GO) vet -tags ci ./...
+	$(GO) test -race -tags ci -timeout 20m ./...
+
+## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
+smoke: build deps-window
+	./scripts/smoke.sh $(BIN)
+
+## bench: benchmarks, each against a baseline measured in the same run
+bench: build deps-window
+	./scripts/bench.sh
+
+## lint: formatting, vet and staticcheck
+lint: deps
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet -tags ci ./...
+	$(GO) run $(STATICCHECK) -tags ci ./...
+
+clean:
+	rm -rf bin

@@ -1,0 +1,212 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+)
+
+// Report is the outcome of an audit: OK when Findings is empty.
+type Report struct {
+	Blocks   int
+	Records  int
+	Wallets  int
+	Findings []string
+}
+
+// OK reports whether the audit found nothing wrong.
+func (r Report) OK() bool { return len(r.Findings) == 0 }
+
+// Audit verifies everything that can be verified offline: each block's
+// tallies equal the prize table, its commitment matches its units, it
+// once exhausted, regenerates bit for bit from its revealed seed; its history records form an intact
+// chain, match its units, number exactly its cursor; every record has exactly
+// one ledger entry; every wallet's ledger is an intact chain whose sum is the
+// balance. progress, if set, is told how many of total steps are done.
+// The error is for an audit that could not run; what it found is in Report.
+func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
+	start := time.Now()
+	a := auditor{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
+	var blocks []BlockInfo
+	var wallets []Wallet
+	err := s.store.View(ctx, func(tx ReadTx) (err error) {
+		if blocks, err = tx.Blocks(); err != nil {
+			return err
+		}
+		return tx.Wallets(func(w Wallet) error { wallets = append(wallets, w); return nil })
+	})
+	if err != nil {
+		return Report{}, fmt.Errorf("audit: %w", err)
+	}
+	total := len(blocks) + len(wallets)
+	for i, b := range blocks {
+		if err := a.block(ctx, s.store, b); err != nil {
+			return Report{}, fmt.Errorf("audit block %s: %w", b.Ref, err)
+		}
+		if progress != nil {
+			progress(i+1, total)
+		}
+	}
+	for i, w := range wallets {
+		if err := s.store.View(ctx, func(tx ReadTx) error { return a.wallet(tx, w) }); err != nil {
+			return Report{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
+		}
+		if progress != nil {
+			progress(len(blocks)+i+1, total)
+		}
+	}
+	for player, ps := range a.perPlayer {
+		if ps.records != ps.entries || ps.net != 0 {
+			a.findf("player %s: %d history records but %d sale ledger entries (net difference %s)", player, ps.records, ps.entries, ps.net)
+		}
+	}
+	a.report.Blocks, a.report.Wallets = len(blocks), len(wallets)
+	rep := a.report
+	s.log.Info("audit", "ok", rep.OK(), "blocks", rep.Blocks, "records", rep.Records, "wallets", rep.Wallets,
+		"findings", len(rep.Findings), "ms", time.Since(start).Milliseconds())
+	for _, f := range rep.Findings {
+		s.log.Warn("audit finding", "finding", f)
+	}
+	return rep, nil
+}
+
+type auditor struct {
+	report    Report
+	sold      map[BlockRef][]bool // units seen in history, then in a ledger
+	perPlayer map[string]*playerSales
+}
+
+// playerSales compares a player's history with the sale entries of the
+// player's ledger: both counts and (prize - stake) sums must agree.
+type playerSales struct {
+	records, entries int
+	net              Cents // history's net minus the ledger's
+}
+
+func (a *auditor) findf(format string, args ...any) {
+	a.report.Findings = append(a.report.Findings, fmt.Sprintf(format, args...))
+}
+
+func (a *auditor) player(p string) *playerSales {
+	ps := a.perPlayer[p]
+	if ps == nil {
+		ps = &playerSales{}
+		a.perPlayer[p] = ps
+	}
+	return ps
+}
+
+func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error {
+	ref := info.Ref
+	b, err := store.LoadBlock(ctx, ref)
+	if err != nil {
+		a.findf("block %s: cannot be read: %v", ref, err)
+		return nil
+	}
+	if b.Len() != int(info.Size) || info.Size != BlockSize {
+		a.findf("block %s: %d units, want %d", ref, b.Len(), BlockSize)
+	}
+	if tally, err := TallyUnits(b.Units); err != nil {
+		a.findf("block %s: %v", ref, err)
+	} else if tally != TableTally() {
+		a.findf("block %s: prize tally %v differs from the table %v", ref, tally, TableTally())
+	}
+	if Commit(ref, b.Units) != info.Commitment {
+		a.findf("block %s: units do not match the commitment %s", ref, info.Commitment)
+	}
+	// Once exhausted, the seed is public: anyone can redraw the block.
+	if info.Exhausted() && !bytes.Equal(GenerateBlock(ref, info.Seed).Units, b.Units) {
+		a.findf("block %s: does not regenerate from its revealed seed", ref)
+	}
+	served := make([]bool, b.Len())
+	a.sold[ref] = served
+	var n uint32
+	var head Hash
+	err = store.View(ctx, func(tx ReadTx) error {
+		return tx.Records(ref, func(r Record) error {
+			t := r.Ticket
+			if t.Index != n {
+				a.findf("ticket %s: history record out of sequence (expected index %d)", t, n)
+			}
+			n++
+			if r.Prev != head {
+				a.findf("ticket %s: history chain broken (record or its predecessor modified)", t)
+			}
+			head = r.Hash()
+			if int(t.Index) >= len(served) {
+				a.findf("ticket %s: beyond the block", t)
+				return nil
+			}
+			served[t.Index] = true
+			if u, err := b.Unit(int(t.Index)); err != nil || u != r.Unit {
+				a.findf("ticket %s: history outcome differs from the block's unit", t)
+			}
+			if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
+				a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", t, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
+			}
+			ps := a.player(r.Player)
+			ps.records++
+			ps.net += r.Prize() - r.Stake()
+			a.report.Records++
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if n != info.Cursor.Served {
+		a.findf("block %s: cursor says %d units served, history has %d", ref, info.Cursor.Served, n)
+	}
+	if head != info.Cursor.Head {
+		a.findf("block %s: history chain head does not match the cursor (last record modified or lost)", ref)
+	}
+	return nil
+}
+
+func (a *auditor) wallet(tx ReadTx, w Wallet) error {
+	var balance Cents
+	var seq uint64
+	var head Hash
+	err := tx.Ledger(w.Player, 1, w.Seq, func(l LedgerEntry) error {
+		seq++
+		if l.Seq != seq || l.Player != w.Player {
+			a.findf("player %s: ledger entry %d out of sequence", w.Player, l.Seq)
+		}
+		if l.Prev != head {
+			a.findf("player %s: ledger chain broken at entry %d (entry modified)", w.Player, l.Seq)
+		}
+		head = l.Hash()
+		balance += l.Credit - l.Debit
+		if l.Balance != balance || balance < 0 {
+			a.findf("player %s: ledger entry %d says balance %s, sum is %s", w.Player, l.Seq, l.Balance, balance)
+		}
+		if l.Kind != LedgerSale {
+			return nil
+		}
+		t := l.Ticket
+		served := a.sold[t.Block]
+		switch {
+		case l.Debit != t.Block.Stake:
+			a.findf("ticket %s: ledger debit %s is not the stake", t, l.Debit)
+		case served == nil || int(t.Index) >= len(served) || !served[t.Index]:
+			a.findf("ticket %s: in %s's ledger but not in the history", t, w.Player)
+		default:
+			served[t.Index] = false // each history record settles once
+		}
+		ps := a.player(w.Player)
+		ps.entries++
+		ps.net -= l.Credit - l.Debit
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if seq != w.Seq || head != w.Head {
+		a.findf("player %s: wallet says %d ledger entries, ledger has %d or its chain head differs", w.Player, w.Seq, seq)
+	}
+	if balance != w.Balance {
+		a.findf("player %s: wallet balance %s, ledger sum %s", w.Player, w.Balance, balance)
+	}
+	return nil
+}

@@ -1,0 +1,369 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"starfortune/engine"
+	"starfortune/engine/memstore"
+)
+
+var ctx = context.Background()
+
+func newService(t *testing.T, cfg engine.Config) (*engine.Service, *memstore.Store) {
+	t.Helper()
+	st := memstore.New()
+	s, err := engine.NewService(ctx, st, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	return s, st
+}
+
+func sell(t *testing.T, s *engine.Service, player string, stake engine.Cents, n int) []engine.Sale {
+	t.Helper()
+	sales, err := s.Sell(ctx, engine.SellRequest{Player: player, Stake: stake, Count: n,
+		Picks: func(i int) [2]int { return [2]int{i % 3, (i + 1) % 3} }, Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sales
+}
+
+func mustAudit(t *testing.T, s *engine.Service) {
+	t.Helper()
+	rep, err := s.Audit(ctx, nil)
+	if err != nil || !rep.OK() {
+		t.Fatalf("audit: %v %q", err, rep.Findings)
+	}
+}
+
+func TestSellSettlesMoneyAndHistory(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	if bal, err := s.Balance(ctx, engine.DemoPlayer); err != nil || bal != 10_000 {
+		t.Fatalf("demo funds %s, %v", bal, err)
+	}
+	sales := sell(t, s, engine.DemoPlayer, 100, 50)
+	bal := engine.Cents(10_000)
+	for i, sale := range sales {
+		if sale.Ticket.Index != uint32(i) || sale.Ticket.Block.Stake != 100 {
+			t.Fatalf("sale %d: ticket %s", i, sale.Ticket)
+		}
+		if sale.BalanceBefore != bal || sale.BalanceAfter != bal-100+sale.Prize() || !sale.Done() {
+			t.Fatalf("sale %d: %+v", i, sale)
+		}
+		bal = sale.BalanceAfter
+	}
+	if got, _ := s.Balance(ctx, engine.DemoPlayer); got != bal {
+		t.Fatalf("balance %s, want %s", got, bal)
+	}
+	last, ok, err := s.Last(ctx, engine.DemoPlayer)
+	if err != nil || !ok || last.Ticket != sales[49].Ticket {
+		t.Fatalf("last unit %v %v %v", last.Ticket, ok, err)
+	}
+	got, err := s.Lookup(ctx, sales[10].Ticket)
+	if err != nil || got.Record != sales[10].Record {
+		t.Fatalf("lookup: %v", err)
+	}
+	if _, err := s.Lookup(ctx, engine.Ticket{Block: sales[0].Ticket.Block, Index: 999}); !errors.Is(err, engine.ErrUnknownTicket) {
+		t.Fatalf("unknown ticket: %v", err)
+	}
+	mustAudit(t, s)
+}
+
+func TestHistoryPagesNewestFirst(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	sales := sell(t, s, engine.DemoPlayer, 50, 25)
+	if _, err := s.Credit(ctx, engine.DemoPlayer, 500, "test"); err != nil {
+		t.Fatal(err)
+	}
+	sales = append(sales, sell(t, s, engine.DemoPlayer, 200, 3)...)
+	var seen []engine.Sale
+	before := uint64(0)
+	for page := 0; ; page++ {
+		got, next, err := s.History(ctx, engine.DemoPlayer, before, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen = append(seen, got...)
+		if next == 0 {
+			break
+		}
+		before = next
+		if page > 5 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if len(seen) != len(sales) {
+		t.Fatalf("history has %d units, sold %d", len(seen), len(sales))
+	}
+	for i, sale := range seen {
+		if sale.Ticket != sales[len(sales)-1-i].Ticket {
+			t.Fatalf("history[%d] = %s, want %s", i, sale.Ticket, sales[len(sales)-1-i].Ticket)
+		}
+	}
+}
+
+func TestInsufficientFundsChangesNothing(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	for _, player := range []string{"alice", engine.DemoPlayer} {
+		if player == engine.DemoPlayer {
+			bal, _ := s.Balance(ctx, player)
+			if _, err := s.Payout(ctx, player, bal-30, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before, _ := s.Wallet(ctx, player)
+		blocks, _ := s.Blocks(ctx)
+		_, err := s.Sell(ctx, engine.SellRequest{Player: player, Stake: 50, Count: 1})
+		if !errors.Is(err, engine.ErrInsufficientFunds) {
+			t.Fatalf("%s: %v, want ErrInsufficientFunds", player, err)
+		}
+		after, _ := s.Wallet(ctx, player)
+		blocksAfter, _ := s.Blocks(ctx)
+		if before != after || blocks[0].Cursor != blocksAfter[0].Cursor {
+			t.Fatalf("%s: a refused sale changed something", player)
+		}
+	}
+	if _, err := s.Payout(ctx, "alice", 1, "test"); !errors.Is(err, engine.ErrInsufficientFunds) {
+		t.Fatalf("payout beyond the balance: %v", err)
+	}
+	if _, err := s.Credit(ctx, "alice", 0, "test"); !errors.Is(err, engine.ErrBadAmount) {
+		t.Fatalf("zero credit: %v", err)
+	}
+	if _, err := s.Credit(ctx, "bad player", 100, "test"); !errors.Is(err, engine.ErrBadPlayer) {
+		t.Fatalf("bad player: %v", err)
+	}
+	mustAudit(t, s)
+}
+
+func TestBatchStopsWhenFundsRunOut(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	if _, err := s.Credit(ctx, "bob", 300, "test"); err != nil {
+		t.Fatal(err)
+	}
+	sales := sell(t, s, "bob", 200, 10)
+	bal := sales[len(sales)-1].BalanceAfter
+	if bal >= 200 {
+		t.Fatalf("batch stopped with %s left", bal)
+	}
+	if got, _ := s.Balance(ctx, "bob"); got != bal || got < 0 {
+		t.Fatalf("balance %s", got)
+	}
+}
+
+func TestRevealStepByStep(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	var bonus engine.Sale
+	for bonus.Player == "" {
+		sales, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sale := sales[0]
+		if _, ok, _ := s.Unfinished(ctx, engine.DemoPlayer); !ok {
+			t.Fatal("a new unit is not reported unfinished")
+		}
+		if _, err := s.Go(ctx, sale.Ticket, 0); !errors.Is(err, engine.ErrReveal) {
+			t.Fatalf("GO before any pick: %v", err)
+		}
+		if sale.Unit.Drops[0].Dest.Bonus {
+			bonus = sale
+			break
+		}
+		for drop := 0; drop < 2; drop++ {
+			if sale, err = s.Pick(ctx, sale.Ticket, drop, 2); err != nil {
+				t.Fatal(err)
+			}
+			if sale.Unit.Drops[drop].Dest.Bonus {
+				if sale, err = s.Go(ctx, sale.Ticket, drop); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if !sale.Done() {
+			t.Fatal("unit not done after both drops")
+		}
+	}
+	sale, err := s.Pick(ctx, bonus.Ticket, 0, 1)
+	if err != nil || sale.Next() != (engine.Step{Kind: engine.StepGo, Drop: 0}) {
+		t.Fatalf("after landing in a BONUS box: %+v %v", sale.Next(), err)
+	}
+	if _, err := s.Pick(ctx, bonus.Ticket, 1, 0); !errors.Is(err, engine.ErrReveal) {
+		t.Fatalf("second puck before GO: %v", err)
+	}
+	if _, err := s.Pick(ctx, bonus.Ticket, 0, 7); !errors.Is(err, engine.ErrReveal) {
+		t.Fatalf("slot 7: %v", err)
+	}
+	// The reveal survives: a restarted kiosk resumes at GO.
+	un, ok, err := s.Unfinished(ctx, engine.DemoPlayer)
+	if err != nil || !ok || un.Ticket != bonus.Ticket || un.Next().Kind != engine.StepGo || un.Reveal.Slots[0] != 1 {
+		t.Fatalf("unfinished: %+v %v %v", un, ok, err)
+	}
+	mustAudit(t, s)
+}
+
+func TestStorageErrorChangesNothing(t *testing.T) {
+	s, st := newService(t, oneBlock)
+	sell(t, s, engine.DemoPlayer, 50, 3)
+	before, _ := s.Wallet(ctx, engine.DemoPlayer)
+	st.Fail = errors.New("no space left on device")
+	_, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1})
+	if !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), "no space") {
+		t.Fatalf("sale on a full disk: %v", err)
+	}
+	st.Fail = nil
+	if after, _ := s.Wallet(ctx, engine.DemoPlayer); after != before {
+		t.Fatal("a failed sale moved money")
+	}
+	sales := sell(t, s, engine.DemoPlayer, 50, 1)
+	if sales[0].Ticket.Index != 3 {
+		t.Fatalf("selling resumed at %s", sales[0].Ticket)
+	}
+	mustAudit(t, s)
+}
+
+// nearlySold pretends all but n units of the stake's open block are sold, so
+// that block changes can be tested without selling 850 000 units.
+func nearlySold(t *testing.T, st *memstore.Store, s *engine.Service, stake engine.Cents, n uint32) {
+	t.Helper()
+	blocks, _ := s.Blocks(ctx)
+	for _, b := range blocks {
+		if b.Ref.Stake == stake && !b.Exhausted() {
+			st.Update(ctx, func(tx engine.Tx) error {
+				return tx.PutCursor(b.Ref, engine.Cursor{Served: b.Size - n})
+			})
+			return
+		}
+	}
+}
+
+func TestBlocksFollowEachOtherThenTheStakeCloses(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.BlocksPerStake = 2
+	st := memstore.New()
+	s, err := engine.NewService(ctx, st, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // let the spare block be drawn
+	blocks, _ := s.Blocks(ctx)
+	if len(blocks) != 6 {
+		t.Fatalf("%d blocks: want an open and a spare block per stake", len(blocks))
+	}
+	for _, b := range blocks {
+		if b.Seed != (engine.Seed{}) {
+			t.Fatalf("block %s: seed revealed while selling", b.Ref)
+		}
+	}
+	nearlySold(t, st, s, 200, 2)
+	// A new service reads the cursor the store now has.
+	s, _ = engine.NewService(ctx, st, cfg, nil)
+	sales := sell(t, s, engine.DemoPlayer, 200, 5)
+	if len(sales) != 2 || sales[1].Ticket.Index != engine.BlockSize-1 {
+		t.Fatalf("batch crossed the block's end: %d sales", len(sales))
+	}
+	sales = sell(t, s, engine.DemoPlayer, 200, 1)
+	if sales[0].Ticket.Block.Number != 2 || sales[0].Ticket.Index != 0 {
+		t.Fatalf("after block 1: %s", sales[0].Ticket)
+	}
+	blocks, _ = s.Blocks(ctx)
+	for _, b := range blocks {
+		if b.Exhausted() != (b.Seed != engine.Seed{}) {
+			t.Fatalf("block %s: exhausted %v, seed shown %v", b.Ref, b.Exhausted(), b.Seed != engine.Seed{})
+		}
+	}
+	nearlySold(t, st, s, 200, 1)
+	s.Close()
+	s, _ = engine.NewService(ctx, st, cfg, nil)
+	sell(t, s, engine.DemoPlayer, 200, 1)
+	_, err = s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 200, Count: 1})
+	if !errors.Is(err, engine.ErrStakeClosed) {
+		t.Fatalf("after the emission's last block: %v", err)
+	}
+	if _, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1}); err != nil {
+		t.Fatalf("other stakes still sell: %v", err)
+	}
+}
+
+func TestConcurrentSalesAreSerialised(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	seen := map[engine.Ticket]bool{}
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 10; i++ {
+				sales, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if seen[sales[0].Ticket] {
+					t.Errorf("ticket %s sold twice", sales[0].Ticket)
+				}
+				seen[sales[0].Ticket] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != 40 {
+		t.Fatalf("%d tickets", len(seen))
+	}
+	mustAudit(t, s)
+}
+
+func TestAuditFindsTampering(t *testing.T) {
+	cases := map[string]func(tx engine.Tx, sales []engine.Sale) error{
+		"record": func(tx engine.Tx, sales []engine.Sale) error {
+			r := sales[3].Record
+			r.BalanceAfter += 1000
+			r.BalanceBefore += 1000
+			return tx.PutRecord(r)
+		},
+		"last record": func(tx engine.Tx, sales []engine.Sale) error {
+			r := sales[len(sales)-1].Record
+			r.Time = r.Time.Add(time.Hour)
+			return tx.PutRecord(r)
+		},
+		"wallet": func(tx engine.Tx, sales []engine.Sale) error {
+			w, _, _ := tx.Wallet(engine.DemoPlayer)
+			w.Balance += 10_000
+			return tx.PutWallet(w)
+		},
+		"cursor": func(tx engine.Tx, sales []engine.Sale) error {
+			c, _ := tx.Cursor(sales[0].Ticket.Block)
+			c.Served--
+			return tx.PutCursor(sales[0].Ticket.Block, c)
+		},
+	}
+	for name, tamper := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, st := newService(t, oneBlock)
+			sales := sell(t, s, engine.DemoPlayer, 100, 8)
+			mustAudit(t, s)
+			if err := st.Update(ctx, func(tx engine.Tx) error { return tamper(tx, sales) }); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := s.Audit(ctx, nil)
+			if err != nil || rep.OK() {
+				t.Fatalf("tampered %s not found: %v %v", name, err, rep.Findings)
+			}
+			t.Log(rep.Findings)
+		})
+	}
+}
+
+// oneBlock keeps tests quick: one block per stake, no spare drawn behind it.
+var oneBlock = engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}

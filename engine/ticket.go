@@ -1,0 +1,86 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Ticket identifies one unit: its block and its index in the block. Written
+// "EE-SSS-BBBB-IIIIII-C": emission, stake in cents, block number, index, and
+// a Damm check digit over the fifteen digits before it, so a support agent
+// who mistypes any single digit or swaps two neighbours is told at once.
+type Ticket struct {
+	Block BlockRef
+	Index uint32
+}
+
+// String formats the ticket with its check digit.
+func (t Ticket) String() string {
+	body := fmt.Sprintf("%02d%03d%04d%06d", t.Block.Emission, t.Block.Stake, t.Block.Number, t.Index)
+	return fmt.Sprintf("%s-%s-%s-%s-%c", body[0:2], body[2:5], body[5:9], body[9:15], damm(body))
+}
+
+// ticketDigits is the number of digits of a ticket, check digit included.
+const ticketDigits = 16
+
+// ParseTicket reads a ticket number typed by a person: dashes and spaces are
+// optional, the check digit is not.
+func ParseTicket(s string) (Ticket, error) {
+	digits := strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if !allDigits(digits) {
+		return Ticket{}, fmt.Errorf("%w: %q: only digits and dashes are allowed", ErrBadTicket, s)
+	}
+	if len(digits) != ticketDigits {
+		return Ticket{}, fmt.Errorf("%w: %q: %d digits, want %d (EE-SSS-BBBB-IIIIII-C)", ErrBadTicket, s, len(digits), ticketDigits)
+	}
+	if c := damm(digits[:ticketDigits-1]); c != digits[ticketDigits-1] {
+		return Ticket{}, fmt.Errorf("%w: %q: wrong check digit (typing error?)", ErrBadTicket, s)
+	}
+	num := func(from, to int) uint32 {
+		var n uint32
+		for _, c := range digits[from:to] {
+			n = n*10 + uint32(c-'0')
+		}
+		return n
+	}
+	t := Ticket{Block: BlockRef{Emission: uint16(num(0, 2)), Stake: Cents(num(2, 5)), Number: num(5, 9)}, Index: num(9, 15)}
+	switch {
+	case t.Block.Emission == 0:
+		return Ticket{}, fmt.Errorf("%w: %q: emission 00 does not exist", ErrBadTicket, s)
+	case !ValidStake(t.Block.Stake):
+		return Ticket{}, fmt.Errorf("%w: %q: stake code %03d is not 050, 100 or 200", ErrBadTicket, s, t.Block.Stake)
+	case t.Block.Number == 0:
+		return Ticket{}, fmt.Errorf("%w: %q: block 0000 does not exist", ErrBadTicket, s)
+	case t.Index >= BlockSize:
+		return Ticket{}, fmt.Errorf("%w: %q: index beyond the block's %d units", ErrBadTicket, s, BlockSize)
+	}
+	return t, nil
+}
+
+// dammTable is the quasigroup of order 10 of H. M. Damm's check digit.
+var dammTable = [10][10]byte{
+	{0, 3, 1, 7, 5, 9, 8, 6, 4, 2},
+	{7, 0, 9, 2, 1, 5, 4, 8, 6, 3},
+	{4, 2, 0, 6, 8, 7, 1, 3, 5, 9},
+	{1, 7, 5, 0, 9, 8, 3, 4, 2, 6},
+	{6, 1, 2, 3, 0, 4, 5, 9, 7, 8},
+	{3, 6, 7, 4, 2, 0, 9, 5, 8, 1},
+	{5, 8, 6, 9, 7, 2, 0, 1, 3, 4},
+	{8, 9, 4, 5, 3, 6, 2, 0, 1, 7},
+	{9, 4, 3, 8, 6, 1, 7, 2, 0, 5},
+	{2, 5, 8, 1, 4, 3, 6, 7, 9, 0},
+}
+
+// damm returns the check digit of a string of decimal digits.
+func damm(digits string) byte {
+	var interim byte
+	for _, c := range digits {
+		interim = dammTable[interim][c-'0']
+	}
+	return '0' + interim
+}

@@ -1,0 +1,87 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"starfortune/engine"
+)
+
+func TestTicketRoundTrip(t *testing.T) {
+	tk := engine.Ticket{Block: engine.BlockRef{Emission: 1, Stake: 50, Number: 3}, Index: 123}
+	s := tk.String()
+	if !strings.HasPrefix(s, "01-050-0003-000123-") || len(s) != 20 {
+		t.Fatalf("format: %q", s)
+	}
+	for _, in := range []string{s, strings.ReplaceAll(s, "-", ""), strings.ReplaceAll(s, "-", " "), " " + s + " "} {
+		got, err := engine.ParseTicket(in)
+		if err != nil || got != tk {
+			t.Errorf("ParseTicket(%q) = %+v, %v", in, got, err)
+		}
+	}
+}
+
+func TestParseTicketRejects(t *testing.T) {
+	good := engine.Ticket{Block: engine.BlockRef{Emission: 2, Stake: 200, Number: 17}, Index: 849_999}.String()
+	cases := map[string]string{
+		"":                     "digits",
+		"01-050-0003":          "digits",
+		"01-050-0003-00012a-1": "only digits",
+		"00-050-0001-000001-" + check("00050000100000"+"1"): "emission",
+		"01-075-0001-000001-" + check("01075000100000"+"1"): "stake",
+		"01-050-0000-000001-" + check("01050000000000"+"1"): "block",
+		"01-050-0001-850000-" + check("010500001850000"):    "index",
+	}
+	// Every single-digit typing error is caught by the check digit.
+	for i, c := range good {
+		if c < '0' || c > '9' {
+			continue
+		}
+		for d := '0'; d <= '9'; d++ {
+			if d != c {
+				cases[good[:i]+string(d)+good[i+1:]] = ""
+			}
+		}
+	}
+	for in, reason := range cases {
+		_, err := engine.ParseTicket(in)
+		if !errors.Is(err, engine.ErrBadTicket) {
+			t.Errorf("ParseTicket(%q) = %v, want ErrBadTicket", in, err)
+		} else if !strings.Contains(err.Error(), reason) {
+			t.Errorf("ParseTicket(%q): %q does not say %q", in, err, reason)
+		}
+	}
+}
+
+// check computes a valid check digit by trying all ten: the parser is the
+// only public judge of a ticket.
+func check(body string) string {
+	for d := '0'; d <= '9'; d++ {
+		s := body + string(d)
+		_, err := engine.ParseTicket(s)
+		if err == nil || !strings.Contains(err.Error(), "check digit") {
+			return string(d)
+		}
+	}
+	panic("no check digit")
+}
+
+func FuzzParseTicket(f *testing.F) {
+	f.Add("01-050-0003-000123-4")
+	f.Add("0110000010000000")
+	f.Add("99-200-9999-849999-0")
+	f.Fuzz(func(t *testing.T, s string) {
+		tk, err := engine.ParseTicket(s)
+		if err != nil {
+			if !errors.Is(err, engine.ErrBadTicket) {
+				t.Fatalf("%q: %v", s, err)
+			}
+			return
+		}
+		back, err := engine.ParseTicket(tk.String())
+		if err != nil || back != tk {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, tk, tk.String(), back, err)
+		}
+	})
+}
