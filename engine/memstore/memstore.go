@@ -134,11 +134,14 @@ func (t tx) Record(tk engine.Ticket) (engine.Record, error) {
 }
 
 func (t tx) Records(ref engine.BlockRef, fn func(engine.Record) error) error {
-	for i := uint32(0); i < t.d.cursors[ref].Served; i++ {
-		r, ok := t.d.records[engine.Ticket{Block: ref, Index: i}]
-		if !ok {
-			continue
+	var records []engine.Record
+	for tk, r := range t.d.records {
+		if tk.Block == ref {
+			records = append(records, r)
 		}
+	}
+	slices.SortFunc(records, func(a, b engine.Record) int { return cmp.Compare(a.Ticket.Index, b.Ticket.Index) })
+	for _, r := range records {
 		if err := fn(r); err != nil {
 			return err
 		}

@@ -1,0 +1,354 @@
+// Package storage keeps the game in Badger: the engine.Store of the kiosk.
+// Key layouts are in keys.go; every value is the engine's canonical encoding.
+package storage
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/rs/zerolog"
+
+	"starfortune/engine"
+)
+
+// gcInterval is how often the value log is garbage-collected. Our values are
+// small and live in the LSM tree, so there is rarely anything to reclaim:
+// the loop is a safety net, not a workload.
+const gcInterval = 5 * time.Minute
+
+// Store is the Badger adapter implementing engine.Store. It is safe for
+// concurrent use; writers should still be serialised (the engine's Service
+// is), since Badger has no group commit and concurrent writers conflict.
+type Store struct {
+	db     *badger.DB
+	dir    string
+	log    zerolog.Logger
+	chunks chunkCache
+
+	stop      chan struct{}
+	gc        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ engine.Store = (*Store)(nil)
+
+// DefaultDir is the per-user data directory: $XDG_DATA_HOME/starfortune, or
+// ~/.local/share/starfortune when XDG_DATA_HOME is unset (or not absolute,
+// as the XDG specification says to ignore it then). Without a home
+// directory it is "starfortune-data" in the working directory, which the
+// usage text shows.
+func DefaultDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "starfortune")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "starfortune-data"
+	}
+	return filepath.Join(home, ".local", "share", "starfortune")
+}
+
+// Open opens (creating if needed) the store in dir. A directory held by
+// another process gives an error wrapping engine.ErrInUse; a directory
+// written by another schema version, or that Badger cannot open, an error
+// wrapping engine.ErrStorage.
+func Open(dir string, log zerolog.Logger) (*Store, error) {
+	db, err := openDB(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSchema(db, dir); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{})}
+	s.gc.Add(1)
+	go s.gcLoop(gcInterval)
+	log.Info().Str("dir", dir).Uint32("schema", schemaVersion).Msg("storage opened")
+	return s, nil
+}
+
+// options are sized for a kiosk: small memtables and caches (NOTES: a 16 MB
+// memtable also halves the latency of a synced commit against the default
+// 64 MB), every commit synced, one version per key. Values keep Badger's
+// default threshold (1 MB), so ours all live in the LSM tree.
+func options(dir string, log zerolog.Logger) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithSyncWrites(true).
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithValueLogFileSize(16 << 20).
+		WithBlockCacheSize(8 << 20). // also required by the default Snappy compression
+		WithIndexCacheSize(4 << 20).
+		WithNumVersionsToKeep(1).
+		WithNumCompactors(2).
+		WithMetricsEnabled(false).
+		WithLogger(badgerLogger{log}).
+		WithLoggingLevel(badger.WARNING)
+}
+
+func openDB(dir string, log zerolog.Logger) (db *badger.DB, err error) {
+	defer func() {
+		// Some damaged files make Badger panic while opening; refuse to
+		// serve with an error rather than crash.
+		if p := recover(); p != nil {
+			db, err = nil, fmt.Errorf("%w: %w: open %s: badger: %v", engine.ErrStorage, engine.ErrCorrupt, dir, p)
+		}
+	}()
+	db, err = badger.Open(options(dir, log))
+	if err == nil {
+		return db, nil
+	}
+	if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+		return nil, fmt.Errorf("%w: %s", engine.ErrInUse, dir)
+	}
+	return nil, fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
+}
+
+// errNotOurs is an open refused because the directory holds something else.
+var errNotOurs = errors.New("not a Star Fortune data directory")
+
+// checkSchema writes the schema version into a new store and checks it in an
+// existing one.
+func checkSchema(db *badger.DB, dir string) error {
+	err := db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(schemaKey())
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			it := txn.NewIterator(badger.IteratorOptions{})
+			it.Rewind()
+			empty := !it.Valid()
+			it.Close()
+			if !empty {
+				return fmt.Errorf("%w: no schema version key", errNotOurs)
+			}
+			return txn.Set(schemaKey(), encodeSchema(schemaVersion))
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			if len(v) != 4 {
+				return fmt.Errorf("%w: schema version of %d bytes", errNotOurs, len(v))
+			}
+			if got := binary.BigEndian.Uint32(v); got != schemaVersion {
+				return fmt.Errorf("data schema version %d, this program reads version %d: "+
+					"use the program that wrote it, or migrate the data", got, schemaVersion)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %s: %w", engine.ErrStorage, dir, err)
+	}
+	return nil
+}
+
+// Dir is the data directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Close stops the GC loop and closes Badger, flushing its memtables. It is
+// safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.gc.Wait()
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("%w: close %s: %w", engine.ErrStorage, s.dir, err)
+		}
+		s.log.Info().Str("dir", s.dir).Err(s.closeErr).Msg("storage closed")
+	})
+	return s.closeErr
+}
+
+func (s *Store) gcLoop(every time.Duration) {
+	defer s.gc.Done()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-tick.C:
+			s.collect()
+		}
+	}
+}
+
+// collect rewrites value-log files while one is at least half garbage.
+func (s *Store) collect() {
+	for n := 0; ; n++ {
+		select {
+		case <-s.stop:
+			return
+		default:
+		}
+		err := s.db.RunValueLogGC(0.5)
+		switch {
+		case err == nil:
+			continue
+		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected):
+			if n > 0 {
+				s.log.Info().Int("files", n).Msg("value log garbage collected")
+			}
+		default:
+			s.log.Warn().Err(err).Msg("value log garbage collection failed")
+		}
+		return
+	}
+}
+
+// backupMagic starts every backup, followed by the schema version (u32,
+// big-endian), then Badger's own backup stream.
+const backupMagic = "STARFORTUNE-BACKUP\n"
+
+// maxBackupFrame bounds the size a frame of Badger's backup stream may
+// announce: Load allocates it before reading, so a damaged size would
+// otherwise ask for gigabytes. Badger's frames are at most about 100 MB.
+const maxBackupFrame = 512 << 20
+
+// Backup writes a full, consistent copy of the store to w, while the store
+// keeps serving.
+func (s *Store) Backup(w io.Writer) error {
+	hdr := binary.BigEndian.AppendUint32([]byte(backupMagic), schemaVersion)
+	if _, err := w.Write(hdr); err != nil {
+		return fmt.Errorf("backup %s: %w", s.dir, err)
+	}
+	if _, err := s.db.Backup(w, 0); err != nil {
+		return fmt.Errorf("%w: backup %s: %w", engine.ErrStorage, s.dir, err)
+	}
+	return nil
+}
+
+// Restore loads a backup made by Backup into dir, which must not exist or be
+// empty: a restore never merges into, or overwrites, a live store. On failure
+// what was written is removed again.
+func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
+	entries, err := os.ReadDir(dir)
+	existed := err == nil
+	switch {
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("restore into %s: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("restore into %s: the directory is not empty: restore only into a new or empty directory", dir)
+	}
+	hdr := make([]byte, len(backupMagic)+4)
+	if _, err := io.ReadFull(r, hdr); err != nil || string(hdr[:len(backupMagic)]) != backupMagic {
+		return fmt.Errorf("restore into %s: not a Star Fortune backup", dir)
+	}
+	if v := binary.BigEndian.Uint32(hdr[len(backupMagic):]); v != schemaVersion {
+		return fmt.Errorf("restore into %s: backup of data schema version %d, this program reads version %d", dir, v, schemaVersion)
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		if !existed {
+			os.RemoveAll(dir)
+			return
+		}
+		written, _ := os.ReadDir(dir)
+		for _, e := range written {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}()
+	db, err := openDB(dir, log)
+	if err != nil {
+		return err
+	}
+	err = load(db, &frames{r: r})
+	if err == nil {
+		err = db.View(func(txn *badger.Txn) error {
+			if _, err := txn.Get(schemaKey()); err != nil {
+				return fmt.Errorf("%w: the backup has no schema version: %w", errNotOurs, err)
+			}
+			return nil
+		})
+	}
+	if err == nil {
+		err = checkSchema(db, dir)
+	}
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("restore into %s: %w", dir, err)
+	}
+	log.Info().Str("dir", dir).Msg("storage restored")
+	return nil
+}
+
+// load runs Badger's Load, which panics on some damaged input.
+func load(db *badger.DB, r io.Reader) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("damaged backup: %v", p)
+		}
+	}()
+	if err := db.Load(r, 256); err != nil {
+		return fmt.Errorf("damaged or truncated backup: %w", err)
+	}
+	return nil
+}
+
+// frames passes Badger's backup stream (frames of a little-endian u64 size
+// then that many bytes) through, refusing absurd frame sizes.
+type frames struct {
+	r       io.Reader
+	hdr     [8]byte
+	pending []byte // the part of the frame header not passed on yet
+	left    uint64 // bytes of the current frame still to pass on
+}
+
+func (f *frames) Read(p []byte) (int, error) {
+	if len(f.pending) == 0 && f.left == 0 {
+		n, err := io.ReadFull(f.r, f.hdr[:])
+		if n == 0 && err == io.EOF {
+			return 0, io.EOF
+		}
+		if err != nil {
+			return 0, fmt.Errorf("truncated frame header: %w", err)
+		}
+		if f.left = binary.LittleEndian.Uint64(f.hdr[:]); f.left > maxBackupFrame {
+			return 0, fmt.Errorf("frame of %d bytes", f.left)
+		}
+		f.pending = f.hdr[:]
+	}
+	if len(f.pending) > 0 {
+		n := copy(p, f.pending)
+		f.pending = f.pending[n:]
+		return n, nil
+	}
+	if uint64(len(p)) > f.left {
+		p = p[:f.left]
+	}
+	n, err := f.r.Read(p)
+	f.left -= uint64(n)
+	if err == io.EOF && f.left > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// badgerLogger passes Badger's warnings and errors to zerolog; its info and
+// debug chatter (compactions, flushes) is dropped.
+type badgerLogger struct{ log zerolog.Logger }
+
+func (l badgerLogger) Errorf(f string, a ...any) {
+	l.log.Error().Str("component", "badger").Msg(strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+
+func (l badgerLogger) Warningf(f string, a ...any) {
+	l.log.Warn().Str("component", "badger").Msg(strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+
+func (badgerLogger) Infof(string, ...any)  {}
+func (badgerLogger) Debugf(string, ...any) {}

@@ -1,0 +1,257 @@
+package storage_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"starfortune/engine"
+	"starfortune/storage"
+)
+
+// Run with: go test -run xxx -bench . -benchtime 200x ./storage
+// BenchmarkLastUnit builds its history once per process (1M records by
+// default, STARFORTUNE_BENCH_RECORDS to change).
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bigDir != "" {
+		if big.store != nil {
+			big.svc.Close()
+			big.store.Close()
+		}
+		os.RemoveAll(bigDir)
+	}
+	os.Exit(code)
+}
+
+// latencies reports the median and 99th percentile of per-op times.
+type latencies []time.Duration
+
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	slices.Sort(l)
+	b.ReportMetric(float64(l[len(l)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(l[len(l)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkRawFsync is the floor of a durable write: append 4 KiB to a file
+// in the same file system and fsync it.
+func BenchmarkRawFsync(b *testing.B) {
+	b.ReportAllocs()
+	f, err := os.Create(filepath.Join(b.TempDir(), "fsync"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	buf := bytes.Repeat([]byte{0xa5}, 4096)
+	lat := make(latencies, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t := time.Now()
+		if _, err := f.Write(buf); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	b.StopTimer()
+	lat.report(b)
+}
+
+func richService(b *testing.B) *engine.Service {
+	b.Helper()
+	svc := newService(b, MustOpen(b))
+	for range 10 {
+		if _, err := svc.Credit(context.Background(), "bench", 100_000_000, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return svc
+}
+
+// BenchmarkSale is one durable sale per op, reveal left to the player: the
+// JOUER transaction.
+func BenchmarkSale(b *testing.B) {
+	b.ReportAllocs()
+	svc := richService(b)
+	ctx := context.Background()
+	lat := make(latencies, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		t := time.Now()
+		if _, err := svc.Sell(ctx, engine.SellRequest{Player: "bench", Stake: 50, Count: 1, Actor: "bench"}); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t))
+	}
+	b.StopTimer()
+	lat.report(b)
+}
+
+// BenchmarkBatchSales sells 1000 units per op, reveals included, in one
+// transaction (the command line's play -n 1000).
+func BenchmarkBatchSales(b *testing.B) {
+	b.ReportAllocs()
+	svc := richService(b)
+	ctx := context.Background()
+	units := 0
+	b.ResetTimer()
+	for range b.N {
+		sales, err := svc.Sell(ctx, engine.SellRequest{Player: "bench", Stake: 100, Count: 1000, Picks: picks, Actor: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		units += len(sales)
+	}
+	b.ReportMetric(float64(units)/b.Elapsed().Seconds(), "units/s")
+}
+
+// BenchmarkBlockPersist draws a block and stores it durably, as the
+// background generation does.
+func BenchmarkBlockPersist(b *testing.B) {
+	b.ReportAllocs()
+	s := MustOpen(b)
+	ctx := context.Background()
+	var put time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		blk := newBlock(b, engine.BlockRef{Emission: 1, Stake: 50, Number: uint32(i + 1)}, byte(i))
+		t := time.Now()
+		if err := s.PutBlock(ctx, blk); err != nil {
+			b.Fatal(err)
+		}
+		put += time.Since(t)
+	}
+	b.ReportMetric(float64(put.Microseconds())/1000/float64(b.N), "put-ms")
+}
+
+// BenchmarkBlockAudit is the audit of one block's units: read it back whole,
+// tally it, check its commitment and that it regenerates from its seed.
+// load-ms is the LoadBlock part (chunks read and checksummed).
+func BenchmarkBlockAudit(b *testing.B) {
+	b.ReportAllocs()
+	s := MustOpen(b)
+	ctx := context.Background()
+	blk := newBlock(b, engine.BlockRef{Emission: 1, Stake: 100, Number: 1}, 9)
+	putBlock(b, s, blk)
+	s.Close() // read it back from table files, not the memtable
+	s = mustOpenDir(b, s.Dir())
+	var load time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t := time.Now()
+		got, err := s.LoadBlock(ctx, blk.Ref)
+		if err != nil {
+			b.Fatal(err)
+		}
+		load += time.Since(t)
+		if tally, err := engine.TallyUnits(got.Units); err != nil || tally != engine.TableTally() {
+			b.Fatalf("tally %v %v", tally, err)
+		}
+		if engine.Commit(got.Ref, got.Units) != got.Commitment {
+			b.Fatal("commitment")
+		}
+		if !bytes.Equal(engine.GenerateBlock(got.Ref, got.Seed).Units, got.Units) {
+			b.Fatal("regeneration")
+		}
+	}
+	b.ReportMetric(float64(load.Microseconds())/1000/float64(b.N), "load-ms")
+}
+
+// big is a store with a long history, built once per process.
+var (
+	bigOnce sync.Once
+	bigDir  string
+	big     struct {
+		store *storage.Store
+		svc   *engine.Service
+		units int
+		build time.Duration
+		err   error
+	}
+)
+
+func bigHistory(b *testing.B) {
+	bigOnce.Do(func() {
+		want := 1_000_000
+		if v, err := strconv.Atoi(os.Getenv("STARFORTUNE_BENCH_RECORDS")); err == nil && v > 0 {
+			want = v
+		}
+		start := time.Now()
+		bigDir, big.err = os.MkdirTemp("", "starfortune-bench-")
+		if big.err != nil {
+			return
+		}
+		if big.store, big.err = storage.Open(bigDir, zerolog.Nop()); big.err != nil {
+			return
+		}
+		ctx := context.Background()
+		cfg := engine.Config{Emission: 1, BlocksPerStake: 9, DemoFunds: 10_000}
+		if big.svc, big.err = engine.NewService(ctx, big.store, cfg, nil); big.err != nil {
+			return
+		}
+		for range 100 {
+			if _, big.err = big.svc.Credit(ctx, "bench", 100_000_000, "bench"); big.err != nil {
+				return
+			}
+		}
+		for big.units < want {
+			sales, err := big.svc.Sell(ctx, engine.SellRequest{Player: "bench", Stake: 50,
+				Count: min(engine.MaxBatch, want-big.units), Picks: picks, Actor: "bench"})
+			if err != nil {
+				big.err = fmt.Errorf("after %d units: %w", big.units, err)
+				return
+			}
+			big.units += len(sales)
+		}
+		big.build = time.Since(start)
+	})
+	if big.err != nil {
+		b.Fatal(big.err)
+	}
+}
+
+// BenchmarkLastUnit reads "Dernière partie" of a player with a long history:
+// it must not depend on the history's size.
+func BenchmarkLastUnit(b *testing.B) {
+	bigHistory(b)
+	b.ReportAllocs()
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		sale, ok, err := big.svc.Last(ctx, "bench")
+		if err != nil || !ok || sale.Ticket.Index == 0 {
+			b.Fatalf("last: %v %v %s", ok, err, sale.Ticket)
+		}
+	}
+	b.ReportMetric(float64(big.units), "records")
+	b.ReportMetric(big.build.Seconds(), "build-s")
+}
+
+// BenchmarkHistoryPage reads the newest page of 10 of the same history.
+func BenchmarkHistoryPage(b *testing.B) {
+	bigHistory(b)
+	b.ReportAllocs()
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		page, _, err := big.svc.History(ctx, "bench", 0, 10)
+		if err != nil || len(page) != 10 {
+			b.Fatalf("history: %d %v", len(page), err)
+		}
+	}
+}
