@@ -23,7 +23,8 @@ func (r Report) OK() bool { return len(r.Findings) == 0 }
 // once exhausted, regenerates bit for bit from its revealed seed; its history records form an intact
 // chain, match its units, number exactly its cursor; every record has exactly
 // one ledger entry; every wallet's ledger is an intact chain whose sum is the
-// balance. progress, if set, is told how many of total steps are done.
+// balance; the journal is an intact chain that holds exactly the store's
+// records and ledger entries. progress, if set, is told how many of total steps are done.
 // The error is for an audit that could not run; what it found is in Report.
 func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
 	start := time.Now()
@@ -54,6 +55,11 @@ func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Re
 		}
 		if progress != nil {
 			progress(len(blocks)+i+1, total)
+		}
+	}
+	if s.journal != nil {
+		if err := s.store.View(ctx, func(tx ReadTx) error { return a.journal(tx, s.journal) }); err != nil {
+			return Report{}, fmt.Errorf("audit journal: %w", err)
 		}
 	}
 	for player, ps := range a.perPlayer {
@@ -207,6 +213,47 @@ func (a *auditor) wallet(tx ReadTx, w Wallet) error {
 	}
 	if balance != w.Balance {
 		a.findf("player %s: wallet balance %s, ledger sum %s", w.Player, w.Balance, balance)
+	}
+	return nil
+}
+
+// journal cross-checks the store against the journal: every record and
+// ledger entry the journal holds is in the store, byte for byte, and the
+// store holds no record the journal lacks.
+func (a *auditor) journal(tx ReadTx, j Journal) error {
+	records := 0
+	var head JournalHead
+	err := j.Entries(func(e JournalEntry) error {
+		head = e.Head()
+		for _, r := range e.Records {
+			records++
+			got, err := tx.Record(r.Ticket)
+			if err != nil || got.Hash() != r.Hash() {
+				a.findf("ticket %s: the journal's record differs from the store's or the store lost it (%v)", r.Ticket, err)
+			}
+		}
+		for _, l := range e.Ledger {
+			var got *LedgerEntry
+			err := tx.Ledger(l.Player, l.Seq, l.Seq, func(s LedgerEntry) error { got = &s; return nil })
+			if err != nil || got == nil || got.Hash() != l.Hash() {
+				a.findf("player %s: ledger entry %d differs from the journal's or is missing (%v)", l.Player, l.Seq, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		a.findf("journal: %v", err)
+		return nil
+	}
+	if records != a.report.Records {
+		a.findf("journal holds %d history records, the store %d", records, a.report.Records)
+	}
+	stored, ok, err := tx.Journal()
+	if err != nil {
+		return err
+	}
+	if ok && stored.Head() != head || !ok && head.Seq != 0 {
+		a.findf("journal ends at entry %d, the store at entry %d", head.Seq, stored.Seq)
 	}
 	return nil
 }

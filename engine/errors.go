@@ -25,6 +25,11 @@ var (
 	ErrInUse = errors.New("already running: data directory in use")
 	// ErrCorrupt: stored data failed an integrity check.
 	ErrCorrupt = errors.New("corrupted data")
+	// ErrDiskFull: too little free space to record a sale safely.
+	ErrDiskFull = errors.New("disk full")
+	// ErrOutOfService: an integrity check failed; the terminal stops selling
+	// until an operator repairs it (the error says what is wrong).
+	ErrOutOfService = errors.New("terminal out of service")
 	// ErrReveal: a reveal step out of order (wrong drop, slot, or finished unit).
 	ErrReveal = errors.New("invalid reveal step")
 )

@@ -26,7 +26,7 @@ func (s *Service) step(ctx context.Context, t Ticket, want Step, apply func(*Rev
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var sale Sale
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, func(tx *journalTx) error {
 		var err error
 		if sale, err = readSale(tx, t); err != nil {
 			return err

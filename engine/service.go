@@ -14,11 +14,14 @@ import (
 // first time it is used.
 const DemoPlayer = "demo"
 
-// Config is the emission the terminal sells.
+// Config is the emission the terminal sells, and its journal.
 type Config struct {
 	Emission       uint16 // emission number, from 1
 	BlocksPerStake uint32 // blocks of the emission per stake
 	DemoFunds      Cents  // given to DemoPlayer on first use
+	// Journal is the independent record of every change (nil: none, for
+	// tests of other things).
+	Journal Journal
 }
 
 // DefaultConfig is emission 1 with 10 blocks per stake and 100,00 € of demo funds.
@@ -48,8 +51,11 @@ type Service struct {
 	// Now gives the time recorded in history and ledger (tests pin it).
 	Now func() time.Time
 
-	mu     sync.Mutex // the single writer
-	stakes map[Cents]*stakeState
+	mu      sync.Mutex // the single writer
+	stakes  map[Cents]*stakeState
+	journal Journal
+	jhead   JournalHead // the journal's position after the last change
+	broken  error       // why the terminal is out of service, or nil
 
 	bg sync.WaitGroup // background block generation
 }
@@ -69,11 +75,19 @@ func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{store: store, cfg: cfg, log: log, Now: time.Now, stakes: map[Cents]*stakeState{}}
+	s := &Service{store: store, cfg: cfg, log: log, Now: time.Now, stakes: map[Cents]*stakeState{}, journal: cfg.Journal}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, stake := range Stakes {
 		s.stakes[stake] = &stakeState{}
+	}
+	if s.journal != nil {
+		s.jhead = s.journal.Head()
+	}
+	if err := s.checkAtStart(ctx); err != nil {
+		return s, nil // reads still work; Health says why nothing else does
+	}
+	for _, stake := range Stakes {
 		if _, err := s.openBlock(ctx, stake); err != nil && !errors.Is(err, ErrStakeClosed) {
 			return nil, err
 		}
@@ -191,7 +205,7 @@ type SellRequest struct {
 
 // MaxBatch is the most units one transaction may sell, well inside the
 // store's transaction size limit.
-const MaxBatch = 4096
+const MaxBatch = 2048
 
 // Sell sells units in one atomic, durable transaction: for each unit the
 // funds are checked, the next unit of the open block is taken, the cursor
@@ -212,6 +226,9 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.broken != nil {
+		return nil, s.broken
+	}
 	open, err := s.openBlock(ctx, req.Stake)
 	if err != nil {
 		return nil, err
@@ -219,7 +236,7 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	now := s.Now().UTC()
 	var sales []Sale
 	var cur Cursor
-	err = s.store.Update(ctx, func(tx Tx) error {
+	err = s.update(ctx, func(tx *journalTx) error {
 		sales = sales[:0]
 		w, err := s.wallet(tx, req.Player, now)
 		if err != nil {
@@ -227,6 +244,9 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 		}
 		if cur, err = tx.Cursor(open.Ref); err != nil {
 			return err
+		}
+		if cur.Served == 0 {
+			tx.noteBlock(*open)
 		}
 		for i := 0; i < req.Count && cur.Served < open.Size; i++ {
 			if w.Balance < req.Stake {
@@ -356,7 +376,7 @@ func (s *Service) Wallet(ctx context.Context, player string) (Wallet, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err = s.store.Update(ctx, func(tx Tx) (err error) {
+	err = s.update(ctx, func(tx *journalTx) (err error) {
 		w, err = s.wallet(tx, player, s.Now().UTC())
 		return err
 	})
@@ -382,7 +402,7 @@ func (s *Service) moveFunds(ctx context.Context, player string, l LedgerEntry) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.store.Update(ctx, func(tx Tx) error {
+	err := s.update(ctx, func(tx *journalTx) error {
 		w, err := s.wallet(tx, player, s.Now().UTC())
 		if err != nil {
 			return err

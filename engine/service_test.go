@@ -231,15 +231,29 @@ func TestStorageErrorChangesNothing(t *testing.T) {
 }
 
 // nearlySold pretends all but n units of the stake's open block are sold, so
-// that block changes can be tested without selling 850 000 units.
+// that block changes can be tested without selling 850 000 units: it writes
+// the last of those sales' records and moves the cursor to it, which is all
+// the start-up check looks at (an audit would see through it).
 func nearlySold(t *testing.T, st *memstore.Store, s *engine.Service, stake engine.Cents, n uint32) {
 	t.Helper()
 	blocks, _ := s.Blocks(ctx)
 	for _, b := range blocks {
 		if b.Ref.Stake == stake && !b.Exhausted() {
-			st.Update(ctx, func(tx engine.Tx) error {
-				return tx.PutCursor(b.Ref, engine.Cursor{Served: b.Size - n})
+			err := st.Update(ctx, func(tx engine.Tx) error {
+				last := engine.Ticket{Block: b.Ref, Index: b.Size - n - 1}
+				u, err := tx.Unit(last)
+				if err != nil {
+					return err
+				}
+				r := engine.Record{Ticket: last, Player: "filler", Unit: u}
+				if err := tx.PutRecord(r); err != nil {
+					return err
+				}
+				return tx.PutCursor(b.Ref, engine.Cursor{Served: b.Size - n, Head: r.Hash()})
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
 	}

@@ -46,6 +46,8 @@ type ReadTx interface {
 	// ascending, or descending when from > to.
 	Ledger(player string, from, to uint64, fn func(LedgerEntry) error) error
 	Reveal(t Ticket) (rv Reveal, ok bool, err error)
+	// Journal is the last journal entry written with the store's data.
+	Journal() (e JournalEntry, ok bool, err error)
 }
 
 // Tx is a read-write transaction.
@@ -56,4 +58,8 @@ type Tx interface {
 	PutWallet(w Wallet) error
 	PutLedger(l LedgerEntry) error
 	PutReveal(t Ticket, rv Reveal) error
+	// PutJournal keeps the transaction's journal entry in the store too, so
+	// that a crash between the store's commit and the journal's append can
+	// be repaired from the store at the next start.
+	PutJournal(e JournalEntry) error
 }

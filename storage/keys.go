@@ -47,6 +47,11 @@ const (
 	// keeps one player's entries from running into another's whose id starts
 	// with the same letters ("ann" and "anne").
 	prefixLedger = 'l'
+
+	// KEY: 'j' -> engine.JournalEntry: the last journal entry, written in the
+	// same transaction as the changes it records, so that the journal file
+	// can be completed after a crash between the commit and its append.
+	prefixJournal = 'j'
 )
 
 // schemaVersion is the layout above. Change it with any change of a key or
@@ -93,6 +98,8 @@ func blockPrefixKey(prefix byte, r engine.BlockRef) []byte {
 }
 
 func schemaKey() []byte { return []byte{prefixSchema} }
+
+func journalKey() []byte { return []byte{prefixJournal} }
 
 func metaKey(r engine.BlockRef) []byte   { return blockPrefixKey(prefixBlock, r) }
 func cursorKey(r engine.BlockRef) []byte { return blockPrefixKey(prefixCursor, r) }

@@ -269,3 +269,16 @@ func (t *tx) PutLedger(l engine.LedgerEntry) error {
 func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 	return t.put(revealKey(tk), rv)
 }
+
+func (t *tx) Journal() (engine.JournalEntry, bool, error) {
+	var e engine.JournalEntry
+	ok, err := t.get(journalKey(), &e)
+	if err != nil {
+		return engine.JournalEntry{}, false, fmt.Errorf("last journal entry: %w", err)
+	}
+	return e, ok, nil
+}
+
+func (t *tx) PutJournal(e engine.JournalEntry) error {
+	return t.put(journalKey(), e)
+}

@@ -30,6 +30,7 @@ type data struct {
 	wallets map[string]engine.Wallet
 	ledger  map[string][]engine.LedgerEntry
 	reveals map[engine.Ticket]engine.Reveal
+	journal *engine.JournalEntry
 }
 
 // New returns an empty store.
@@ -50,14 +51,14 @@ func (d data) clone() data {
 		ledger[p] = slices.Clip(l) // appends copy, the base stays intact
 	}
 	return data{blocks: d.blocks, cursors: maps.Clone(d.cursors), records: maps.Clone(d.records),
-		wallets: maps.Clone(d.wallets), ledger: ledger, reveals: maps.Clone(d.reveals)}
+		wallets: maps.Clone(d.wallets), ledger: ledger, reveals: maps.Clone(d.reveals), journal: d.journal}
 }
 
 // View runs fn on the current state.
 func (s *Store) View(_ context.Context, fn func(engine.ReadTx) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return fn(tx{s.d})
+	return fn(&tx{s.d})
 }
 
 // Update runs fn on a copy and keeps the copy only if fn succeeds.
@@ -67,7 +68,7 @@ func (s *Store) Update(_ context.Context, fn func(engine.Tx) error) error {
 	if s.Fail != nil {
 		return fmt.Errorf("%w: %w", engine.ErrStorage, s.Fail)
 	}
-	t := tx{s.d.clone()}
+	t := &tx{s.d.clone()}
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -102,7 +103,7 @@ func (s *Store) Close() error { return nil }
 
 type tx struct{ d data }
 
-func (t tx) Blocks() ([]engine.BlockInfo, error) {
+func (t *tx) Blocks() ([]engine.BlockInfo, error) {
 	var out []engine.BlockInfo
 	for ref, b := range t.d.blocks {
 		out = append(out, engine.BlockInfo{Ref: ref, Size: uint32(b.Len()), Commitment: b.Commitment,
@@ -115,7 +116,7 @@ func (t tx) Blocks() ([]engine.BlockInfo, error) {
 	return out, nil
 }
 
-func (t tx) Unit(tk engine.Ticket) (engine.Unit, error) {
+func (t *tx) Unit(tk engine.Ticket) (engine.Unit, error) {
 	b, ok := t.d.blocks[tk.Block]
 	if !ok || int(tk.Index) >= b.Len() {
 		return engine.Unit{}, fmt.Errorf("%w: %s", engine.ErrUnknownTicket, tk)
@@ -123,9 +124,9 @@ func (t tx) Unit(tk engine.Ticket) (engine.Unit, error) {
 	return b.Unit(int(tk.Index))
 }
 
-func (t tx) Cursor(ref engine.BlockRef) (engine.Cursor, error) { return t.d.cursors[ref], nil }
+func (t *tx) Cursor(ref engine.BlockRef) (engine.Cursor, error) { return t.d.cursors[ref], nil }
 
-func (t tx) Record(tk engine.Ticket) (engine.Record, error) {
+func (t *tx) Record(tk engine.Ticket) (engine.Record, error) {
 	r, ok := t.d.records[tk]
 	if !ok {
 		return r, fmt.Errorf("%w: %s", engine.ErrUnknownTicket, tk)
@@ -133,7 +134,7 @@ func (t tx) Record(tk engine.Ticket) (engine.Record, error) {
 	return r, nil
 }
 
-func (t tx) Records(ref engine.BlockRef, fn func(engine.Record) error) error {
+func (t *tx) Records(ref engine.BlockRef, fn func(engine.Record) error) error {
 	var records []engine.Record
 	for tk, r := range t.d.records {
 		if tk.Block == ref {
@@ -149,12 +150,12 @@ func (t tx) Records(ref engine.BlockRef, fn func(engine.Record) error) error {
 	return nil
 }
 
-func (t tx) Wallet(player string) (engine.Wallet, bool, error) {
+func (t *tx) Wallet(player string) (engine.Wallet, bool, error) {
 	w, ok := t.d.wallets[player]
 	return w, ok, nil
 }
 
-func (t tx) Wallets(fn func(engine.Wallet) error) error {
+func (t *tx) Wallets(fn func(engine.Wallet) error) error {
 	for _, p := range slices.Sorted(maps.Keys(t.d.wallets)) {
 		if err := fn(t.d.wallets[p]); err != nil {
 			return err
@@ -163,7 +164,7 @@ func (t tx) Wallets(fn func(engine.Wallet) error) error {
 	return nil
 }
 
-func (t tx) Ledger(player string, from, to uint64, fn func(engine.LedgerEntry) error) error {
+func (t *tx) Ledger(player string, from, to uint64, fn func(engine.LedgerEntry) error) error {
 	entries := t.d.ledger[player]
 	step := 1
 	if from > to {
@@ -181,27 +182,39 @@ func (t tx) Ledger(player string, from, to uint64, fn func(engine.LedgerEntry) e
 	}
 }
 
-func (t tx) Reveal(tk engine.Ticket) (engine.Reveal, bool, error) {
+func (t *tx) Reveal(tk engine.Ticket) (engine.Reveal, bool, error) {
 	rv, ok := t.d.reveals[tk]
 	return rv, ok, nil
 }
 
-func (t tx) PutCursor(ref engine.BlockRef, c engine.Cursor) error {
+func (t *tx) Journal() (engine.JournalEntry, bool, error) {
+	if t.d.journal == nil {
+		return engine.JournalEntry{}, false, nil
+	}
+	return *t.d.journal, true, nil
+}
+
+func (t *tx) PutJournal(e engine.JournalEntry) error {
+	t.d.journal = &e
+	return nil
+}
+
+func (t *tx) PutCursor(ref engine.BlockRef, c engine.Cursor) error {
 	t.d.cursors[ref] = c
 	return nil
 }
 
-func (t tx) PutRecord(r engine.Record) error {
+func (t *tx) PutRecord(r engine.Record) error {
 	t.d.records[r.Ticket] = r
 	return nil
 }
 
-func (t tx) PutWallet(w engine.Wallet) error {
+func (t *tx) PutWallet(w engine.Wallet) error {
 	t.d.wallets[w.Player] = w
 	return nil
 }
 
-func (t tx) PutLedger(l engine.LedgerEntry) error {
+func (t *tx) PutLedger(l engine.LedgerEntry) error {
 	entries := t.d.ledger[l.Player]
 	if l.Seq != uint64(len(entries))+1 {
 		return fmt.Errorf("memstore: ledger entry %d of %s out of sequence", l.Seq, l.Player)
@@ -210,7 +223,7 @@ func (t tx) PutLedger(l engine.LedgerEntry) error {
 	return nil
 }
 
-func (t tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
+func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 	t.d.reveals[tk] = rv
 	return nil
 }

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// journalTx passes a transaction's writes to the store and notes them for
+// the journal entry of the transaction.
+type journalTx struct {
+	Tx
+	entry JournalEntry
+}
+
+func (t *journalTx) PutRecord(r Record) error {
+	t.entry.Records = append(t.entry.Records, r)
+	return t.Tx.PutRecord(r)
+}
+
+func (t *journalTx) PutLedger(l LedgerEntry) error {
+	t.entry.Ledger = append(t.entry.Ledger, l)
+	return t.Tx.PutLedger(l)
+}
+
+func (t *journalTx) PutReveal(tk Ticket, rv Reveal) error {
+	t.entry.Reveals = append(t.entry.Reveals, JournalReveal{Ticket: tk, Reveal: rv})
+	return t.Tx.PutReveal(tk, rv)
+}
+
+// noteBlock records that the transaction starts selling block b, whose seed
+// the journal must keep to draw the block again if the store loses it.
+func (t *journalTx) noteBlock(b BlockInfo) {
+	b.Cursor = Cursor{}
+	t.entry.Blocks = append(t.entry.Blocks, b)
+}
+
+func (t *journalTx) empty() bool {
+	return len(t.entry.Records)+len(t.entry.Ledger)+len(t.entry.Reveals) == 0
+}
+
+// update runs fn in one durable store transaction, appends what it wrote to
+// the journal, then reads back what it touched to check it. Called with mu
+// held. A terminal out of service changes nothing.
+func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
+	if s.broken != nil {
+		return s.broken
+	}
+	var entry JournalEntry
+	err := s.store.Update(ctx, func(tx Tx) error {
+		jt := &journalTx{Tx: tx}
+		if err := fn(jt); err != nil {
+			return err
+		}
+		entry = jt.entry
+		if s.journal == nil || jt.empty() {
+			return nil
+		}
+		entry.Seq, entry.Prev, entry.Time = s.jhead.Seq+1, s.jhead.Hash, s.Now().UTC()
+		return tx.PutJournal(entry)
+	})
+	if err != nil {
+		return err
+	}
+	if s.journal != nil && entry.Seq != 0 {
+		if err := s.journal.Append(entry); err != nil {
+			return s.outOfService(fmt.Sprintf("the journal cannot be written (%v); entry %d is in the store only", err, entry.Seq))
+		}
+		s.jhead = entry.Head()
+	}
+	return s.verifyTouched(ctx, entry)
+}
+
+// outOfService stops all changes: every sale, reveal step and movement of
+// funds returns the error until the program restarts healthy. Reads go on,
+// so the operator can see what is wrong and players their last unit.
+func (s *Service) outOfService(reason string) error {
+	err := fmt.Errorf("%w: %s", ErrOutOfService, reason)
+	if s.broken == nil {
+		s.broken = err
+	} else {
+		s.broken = fmt.Errorf("%w; %s", s.broken, reason)
+	}
+	s.log.Error("terminal out of service", "reason", reason)
+	return s.broken
+}
+
+// Health is nil while the terminal may sell, or why it may not.
+func (s *Service) Health() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.broken
+}
+
+// verifyTouched reads back the chain heads a transaction moved: the cursor
+// of each block it sold from must hash its last record, each wallet it moved
+// must hash its last ledger entry. A store returning other bytes than those
+// it was given is found at once, not at the next audit.
+func (s *Service) verifyTouched(ctx context.Context, e JournalEntry) error {
+	var problems []string
+	err := s.store.View(ctx, func(tx ReadTx) error {
+		seen := map[BlockRef]bool{}
+		for _, r := range e.Records {
+			if !seen[r.Ticket.Block] {
+				seen[r.Ticket.Block] = true
+				problems = append(problems, checkCursor(tx, r.Ticket.Block)...)
+			}
+		}
+		players := map[string]bool{}
+		for _, l := range e.Ledger {
+			if !players[l.Player] {
+				players[l.Player] = true
+				problems = append(problems, checkWallet(tx, l.Player)...)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("reading back the sale: %v", err))
+	}
+	if len(problems) > 0 {
+		return s.outOfService(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// checkCursor: the block's cursor hashes its last record, and no record
+// lies beyond it.
+func checkCursor(tx ReadTx, ref BlockRef) []string {
+	cur, err := tx.Cursor(ref)
+	if err != nil {
+		return []string{fmt.Sprintf("block %s: cursor unreadable: %v", ref, err)}
+	}
+	var problems []string
+	if cur.Served > 0 {
+		last := Ticket{Block: ref, Index: cur.Served - 1}
+		r, err := tx.Record(last)
+		switch {
+		case err != nil:
+			problems = append(problems, fmt.Sprintf("ticket %s: last record of block %s unreadable: %v", last, ref, err))
+		case r.Hash() != cur.Head:
+			problems = append(problems, fmt.Sprintf("ticket %s: last record of block %s does not match the chain head", last, ref))
+		}
+	}
+	if _, err := tx.Record(Ticket{Block: ref, Index: cur.Served}); !errors.Is(err, ErrUnknownTicket) {
+		problems = append(problems, fmt.Sprintf("block %s: a record lies beyond the cursor (%d served)", ref, cur.Served))
+	}
+	return problems
+}
+
+// checkWallet: the wallet hashes its last ledger entry, and its last unit
+// is the player's.
+func checkWallet(tx ReadTx, player string) []string {
+	w, ok, err := tx.Wallet(player)
+	if err != nil || !ok {
+		return []string{fmt.Sprintf("player %s: wallet unreadable (found %v): %v", player, ok, err)}
+	}
+	var problems []string
+	var last *LedgerEntry
+	err = tx.Ledger(player, w.Seq, w.Seq, func(l LedgerEntry) error { last = &l; return nil })
+	switch {
+	case err != nil:
+		problems = append(problems, fmt.Sprintf("player %s: ledger unreadable: %v", player, err))
+	case w.Seq > 0 && (last == nil || last.Hash() != w.Head || last.Balance != w.Balance):
+		problems = append(problems, fmt.Sprintf("player %s: wallet does not match its last ledger entry %d", player, w.Seq))
+	}
+	if w.HasLast {
+		if r, err := tx.Record(w.Last); err != nil || r.Player != player {
+			problems = append(problems, fmt.Sprintf("ticket %s: last unit of %s unreadable or not theirs: %v", w.Last, player, err))
+		}
+	}
+	return problems
+}
+
+// checkAtStart verifies every chain head and reconciles the store with the
+// journal: a store one entry ahead (crash between commit and append) has the
+// journal completed from it; a store behind its journal lost acknowledged
+// writes, and the terminal goes out of service until `recover`.
+func (s *Service) checkAtStart(ctx context.Context) error {
+	var problems []string
+	var stored JournalEntry
+	var hasStored bool
+	err := s.store.View(ctx, func(tx ReadTx) error {
+		blocks, err := tx.Blocks()
+		if err != nil {
+			return err
+		}
+		for _, b := range blocks {
+			problems = append(problems, checkCursor(tx, b.Ref)...)
+		}
+		if err := tx.Wallets(func(w Wallet) error {
+			problems = append(problems, checkWallet(tx, w.Player)...)
+			return nil
+		}); err != nil {
+			return err
+		}
+		stored, hasStored, err = tx.Journal()
+		return err
+	})
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("the store cannot be read: %v", err))
+	}
+	if s.journal != nil && err == nil {
+		problems = append(problems, s.reconcileJournal(stored, hasStored)...)
+	}
+	if len(problems) > 0 {
+		return s.outOfService(strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func (s *Service) reconcileJournal(stored JournalEntry, ok bool) []string {
+	jh := s.journal.Head()
+	var sh JournalHead
+	if ok {
+		sh = stored.Head()
+	}
+	switch {
+	case sh == jh:
+	case ok && stored.Seq == jh.Seq+1 && stored.Prev == jh.Hash:
+		if err := s.journal.Append(stored); err != nil {
+			return []string{fmt.Sprintf("the journal lacks entry %d and cannot be completed: %v", stored.Seq, err)}
+		}
+		s.log.Warn("journal completed from the store", "seq", stored.Seq)
+	case sh.Seq < jh.Seq:
+		return []string{fmt.Sprintf("the store is behind its journal (store at entry %d, journal at %d): acknowledged sales were lost by the store; run `starfortune recover`", sh.Seq, jh.Seq)}
+	default:
+		return []string{fmt.Sprintf("the journal (entry %d) and the store (entry %d) disagree: data was modified or the journal lost entries", jh.Seq, sh.Seq)}
+	}
+	s.jhead = s.journal.Head()
+	return nil
+}

@@ -1,0 +1,153 @@
+package engine_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"starfortune/engine"
+	"starfortune/engine/memstore"
+)
+
+func withJournal(j engine.Journal) engine.Config {
+	cfg := oneBlock
+	cfg.Journal = j
+	return cfg
+}
+
+func open(t *testing.T, st engine.Store, j engine.Journal) *engine.Service {
+	t.Helper()
+	s, err := engine.NewService(ctx, st, withJournal(j), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// playSome sells units step by step and by batch, and moves funds: every
+// kind of journal entry.
+func playSome(t *testing.T, s *engine.Service) {
+	t.Helper()
+	sell(t, s, engine.DemoPlayer, 50, 5)
+	sales, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 100, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Pick(ctx, sales[0].Ticket, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Credit(ctx, "carol", 1_000, "test"); err != nil {
+		t.Fatal(err)
+	}
+	sell(t, s, "carol", 200, 2)
+}
+
+func TestJournalRebuildsTheStore(t *testing.T) {
+	j := &memstore.Journal{}
+	s := open(t, memstore.New(), j)
+	playSome(t, s)
+	mustAudit(t, s)
+	want, _, _ := s.History(ctx, engine.DemoPlayer, 0, 100)
+	carol, _ := s.Wallet(ctx, "carol")
+
+	fresh := memstore.New()
+	n, err := engine.Recover(ctx, j, fresh, nil)
+	if err != nil || n == 0 {
+		t.Fatalf("recover: %d entries, %v", n, err)
+	}
+	r := open(t, fresh, j)
+	if err := r.Health(); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := r.History(ctx, engine.DemoPlayer, 0, 100)
+	if len(got) != len(want) {
+		t.Fatalf("recovered %d units, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Record != want[i].Record || got[i].Reveal != want[i].Reveal {
+			t.Fatalf("unit %d differs after recovery: %+v vs %+v", i, got[i], want[i])
+		}
+	}
+	if w, _ := r.Wallet(ctx, "carol"); w != carol {
+		t.Fatalf("carol's wallet %+v, want %+v", w, carol)
+	}
+	mustAudit(t, r)
+	sell(t, r, engine.DemoPlayer, 50, 1) // and it sells on
+	mustAudit(t, r)
+}
+
+func TestStoreBehindItsJournalStopsSelling(t *testing.T) {
+	j := &memstore.Journal{}
+	s := open(t, memstore.New(), j)
+	playSome(t, s)
+	// A store that lost its last two acknowledged transactions, as Badger
+	// does when its write-ahead log is cut short.
+	short := &memstore.Journal{}
+	j.Entries(func(e engine.JournalEntry) error { return short.Append(e) })
+	short.Drop(2)
+	lossy := memstore.New()
+	if _, err := engine.Recover(ctx, short, lossy, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, lossy, j)
+	if err := b.Health(); !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), "behind its journal") {
+		t.Fatalf("health: %v", err)
+	}
+	if _, err := b.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1}); !errors.Is(err, engine.ErrOutOfService) {
+		t.Fatalf("sale on a store behind its journal: %v", err)
+	}
+	if rep, err := b.Audit(ctx, nil); err != nil || rep.OK() {
+		t.Fatalf("audit does not see the lost sales: %v %v", err, rep.Findings)
+	}
+	fresh := memstore.New()
+	if _, err := engine.Recover(ctx, j, fresh, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustAudit(t, open(t, fresh, j))
+}
+
+func TestJournalFailureStopsSellingAndIsRepairedAtStart(t *testing.T) {
+	j := &memstore.Journal{}
+	st := memstore.New()
+	s := open(t, st, j)
+	sell(t, s, engine.DemoPlayer, 50, 2)
+	j.Fail = errors.New("no space left on device")
+	_, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1})
+	if !errors.Is(err, engine.ErrOutOfService) {
+		t.Fatalf("sale with a failing journal: %v", err)
+	}
+	// The sale is committed: it is the player's last unit (article 4.2).
+	last, ok, _ := s.Last(ctx, engine.DemoPlayer)
+	if !ok || last.Ticket.Index != 2 {
+		t.Fatalf("last unit %v", last.Ticket)
+	}
+	if _, err := s.Credit(ctx, engine.DemoPlayer, 100, "test"); !errors.Is(err, engine.ErrOutOfService) {
+		t.Fatalf("credit while out of service: %v", err)
+	}
+	j.Fail = nil
+	r := open(t, st, j) // restart: the journal is completed from the store
+	if err := r.Health(); err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+	mustAudit(t, r)
+}
+
+func TestTamperedStoreIsFoundAtStart(t *testing.T) {
+	j := &memstore.Journal{}
+	st := memstore.New()
+	s := open(t, st, j)
+	playSome(t, s)
+	st.Update(ctx, func(tx engine.Tx) error {
+		w, _, _ := tx.Wallet("carol")
+		w.Balance += 5_000
+		return tx.PutWallet(w)
+	})
+	r := open(t, st, j)
+	if err := r.Health(); !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), "carol") {
+		t.Fatalf("health after tampering: %v", err)
+	}
+	if _, err := r.Sell(ctx, engine.SellRequest{Player: "carol", Stake: 50, Count: 1}); !errors.Is(err, engine.ErrOutOfService) {
+		t.Fatalf("sale from tampered data: %v", err)
+	}
+}

@@ -1,0 +1,145 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"time"
+)
+
+// The journal is a second, independent record of every change of money or
+// history: a plain append-only file, one hash-chained entry per store
+// transaction, synced before the change is shown. It can contradict the
+// store (a store that lost acknowledged writes is behind its journal) and
+// rebuild it (Recover).
+
+// JournalEntry is what one store transaction changed: the blocks first sold
+// from in it (with their seeds, so a lost block can be drawn again), the
+// history records, ledger entries and reveal steps it wrote.
+type JournalEntry struct {
+	Seq     uint64 // from 1
+	Prev    Hash   // hash of the entry before; zero for the first
+	Time    time.Time
+	Blocks  []BlockInfo // Ref, Size, Commitment, Seed (Cursor unused)
+	Records []Record
+	Ledger  []LedgerEntry
+	Reveals []JournalReveal
+}
+
+// JournalReveal is a reveal step as the journal keeps it.
+type JournalReveal struct {
+	Ticket Ticket
+	Reveal Reveal
+}
+
+// JournalHead is the position of a journal: its last entry's number and hash.
+type JournalHead struct {
+	Seq  uint64
+	Hash Hash
+}
+
+// Journal is the append-only file the engine writes after each committed
+// transaction. Append returns once the entry is synced to disk.
+type Journal interface {
+	Append(e JournalEntry) error
+	Head() JournalHead
+	// Entries calls fn for every entry in order, checking the chain.
+	Entries(fn func(JournalEntry) error) error
+}
+
+// MarshalBinary is the entry's canonical encoding, over which its hash is
+// computed.
+func (e JournalEntry) MarshalBinary() ([]byte, error) {
+	enc := encoder{b: make([]byte, 0, 64+len(e.Records)*120+len(e.Ledger)*130)}
+	enc.u8(codecVersion)
+	enc.u64(e.Seq)
+	enc.bytes(e.Prev[:])
+	enc.time(e.Time)
+	enc.u32(uint32(len(e.Blocks)))
+	for _, b := range e.Blocks {
+		enc.ticket(Ticket{Block: b.Ref})
+		enc.u32(b.Size)
+		enc.bytes(b.Commitment[:])
+		enc.bytes(b.Seed[:])
+	}
+	sub := func(v interface{ MarshalBinary() ([]byte, error) }) {
+		b, _ := v.MarshalBinary()
+		enc.u16(uint16(len(b)))
+		enc.bytes(b)
+	}
+	enc.u32(uint32(len(e.Records)))
+	for _, r := range e.Records {
+		sub(r)
+	}
+	enc.u32(uint32(len(e.Ledger)))
+	for _, l := range e.Ledger {
+		sub(l)
+	}
+	enc.u32(uint32(len(e.Reveals)))
+	for _, rv := range e.Reveals {
+		enc.ticket(rv.Ticket)
+		sub(rv.Reveal)
+	}
+	return enc.b, nil
+}
+
+// UnmarshalBinary decodes an entry, checking every value in it.
+func (e *JournalEntry) UnmarshalBinary(b []byte) error {
+	d := decoder{b: b}
+	d.version("journal entry")
+	e.Seq = d.u64()
+	e.Prev = d.hash()
+	e.Time = d.time()
+	count := func() int {
+		n := int(d.u32())
+		if d.err == nil && n > len(d.b) {
+			d.err = fmt.Errorf("%w: journal entry counts %d items in %d bytes", ErrCorrupt, n, len(d.b))
+		}
+		if d.err != nil {
+			return 0
+		}
+		return n
+	}
+	sub := func(v interface{ UnmarshalBinary([]byte) error }) {
+		raw := d.take(int(d.u16()))
+		if d.err == nil {
+			if err := v.UnmarshalBinary(raw); err != nil {
+				d.err = err
+			}
+		}
+	}
+	e.Blocks = nil
+	for n := count(); n > 0 && d.err == nil; n-- {
+		b := BlockInfo{Ref: d.ticket().Block, Size: d.u32()}
+		b.Commitment = d.hash()
+		copy(b.Seed[:], d.take(len(b.Seed)))
+		e.Blocks = append(e.Blocks, b)
+	}
+	e.Records = nil
+	for n := count(); n > 0 && d.err == nil; n-- {
+		var r Record
+		sub(&r)
+		e.Records = append(e.Records, r)
+	}
+	e.Ledger = nil
+	for n := count(); n > 0 && d.err == nil; n-- {
+		var l LedgerEntry
+		sub(&l)
+		e.Ledger = append(e.Ledger, l)
+	}
+	e.Reveals = nil
+	for n := count(); n > 0 && d.err == nil; n-- {
+		rv := JournalReveal{Ticket: d.ticket()}
+		sub(&rv.Reveal)
+		e.Reveals = append(e.Reveals, rv)
+	}
+	return d.done("journal entry")
+}
+
+// Hash is the SHA-256 of the entry's canonical encoding.
+func (e JournalEntry) Hash() Hash {
+	b, _ := e.MarshalBinary()
+	return sha256.Sum256(b)
+}
+
+// Head is the journal position this entry ends at.
+func (e JournalEntry) Head() JournalHead { return JournalHead{Seq: e.Seq, Hash: e.Hash()} }

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// recoverBatch is how many journal records go into one store transaction
+// while recovering, inside the store's transaction size limit.
+const recoverBatch = 1024
+
+// Recover rebuilds history, wallets, cursors and reveal progress from the
+// journal into an empty store: each block sold from is drawn again from its
+// seed (and must match its commitment), then every entry is replayed in
+// order, each checked against the chains it extends. It returns the number
+// of entries replayed.
+func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var pending []JournalEntry
+	size, replayed := 0, 0
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := store.Update(ctx, func(tx Tx) error {
+			for _, e := range pending {
+				if err := replay(tx, e); err != nil {
+					return fmt.Errorf("journal entry %d: %w", e.Seq, err)
+				}
+			}
+			return tx.PutJournal(pending[len(pending)-1])
+		})
+		replayed += len(pending)
+		pending, size = pending[:0], 0
+		return err
+	}
+	err := j.Entries(func(e JournalEntry) error {
+		for _, b := range e.Blocks {
+			if err := flush(); err != nil { // the block's sales follow it
+				return err
+			}
+			blk := GenerateBlock(b.Ref, b.Seed)
+			if blk.Commitment != b.Commitment || uint32(blk.Len()) != b.Size {
+				return fmt.Errorf("%w: journal entry %d: block %s does not match its commitment", ErrCorrupt, e.Seq, b.Ref)
+			}
+			if err := store.PutBlock(ctx, blk); err != nil {
+				return fmt.Errorf("store block %s: %w", b.Ref, err)
+			}
+			log.Info("block recovered", "block", b.Ref.String(), "commitment", b.Commitment.String())
+		}
+		pending = append(pending, e)
+		if size += len(e.Records) + len(e.Ledger) + len(e.Reveals); size >= recoverBatch {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return replayed, fmt.Errorf("recover: %w", err)
+	}
+	log.Info("store recovered from the journal", "entries", replayed)
+	return replayed, nil
+}
+
+// replay writes one journal entry's changes, extending the store's chains.
+func replay(tx Tx, e JournalEntry) error {
+	for _, r := range e.Records {
+		cur, err := tx.Cursor(r.Ticket.Block)
+		if err != nil {
+			return err
+		}
+		if r.Ticket.Index != cur.Served || r.Prev != cur.Head {
+			return fmt.Errorf("%w: ticket %s does not follow the block's history (%d served)", ErrCorrupt, r.Ticket, cur.Served)
+		}
+		if u, err := tx.Unit(r.Ticket); err != nil || u != r.Unit {
+			return fmt.Errorf("%w: ticket %s: outcome differs from the block's unit (%v)", ErrCorrupt, r.Ticket, err)
+		}
+		if err := tx.PutRecord(r); err != nil {
+			return err
+		}
+		if err := tx.PutCursor(r.Ticket.Block, Cursor{Served: cur.Served + 1, Head: r.Hash()}); err != nil {
+			return err
+		}
+	}
+	for _, l := range e.Ledger {
+		w, ok, err := tx.Wallet(l.Player)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			w = Wallet{Player: l.Player}
+		}
+		if l.Seq != w.Seq+1 || l.Prev != w.Head || l.Balance != w.Balance+l.Credit-l.Debit {
+			return fmt.Errorf("%w: ledger entry %d of %s does not follow the wallet", ErrCorrupt, l.Seq, l.Player)
+		}
+		w.Balance, w.Seq, w.Head = l.Balance, l.Seq, l.Hash()
+		if l.Kind == LedgerSale {
+			w.HasLast, w.Last = true, l.Ticket
+		}
+		if err := tx.PutLedger(l); err != nil {
+			return err
+		}
+		if err := tx.PutWallet(w); err != nil {
+			return err
+		}
+	}
+	for _, rv := range e.Reveals {
+		if err := tx.PutReveal(rv.Ticket, rv.Reveal); err != nil {
+			return err
+		}
+	}
+	return nil
+}
