@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"starfortune/engine"
+	"starfortune/storage"
+)
+
+// A command runs one subcommand on the game; its errors go to stderr.
+type command func(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error
+
+var commands = map[string]command{
+	"backup":  cmdBackup,
+	"play":    cmdPlay,
+	"history": cmdHistory,
+	"show":    cmdShow,
+	"blocks":  cmdBlocks,
+	"wallet":  cmdWallet,
+	"audit":   cmdAudit,
+}
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct{ error }
+
+// parse parses flags wherever they stand among the positional arguments
+// ("show TICKET --json" as well as "show --json TICKET").
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+// saleJSON is one unit as the command line prints it; money in integer cents.
+type saleJSON struct {
+	Ticket        string     `json:"ticket"`
+	Player        string     `json:"player"`
+	StakeCents    int64      `json:"stake_cents"`
+	PrizeCents    int64      `json:"prize_cents"`
+	Drops         []dropJSON `json:"drops"`
+	BalanceBefore int64      `json:"balance_before_cents"`
+	BalanceAfter  int64      `json:"balance_after_cents"`
+	Block         string     `json:"block"`
+	Index         uint32     `json:"index"`
+	Time          string     `json:"time"`
+	Revealed      bool       `json:"revealed"`
+}
+
+type dropJSON struct {
+	Slot       int    `json:"slot"` // 0-2, -1 while the puck is not chosen
+	Kind       string `json:"kind"` // "spot" or "bonus"
+	Index      int    `json:"index"`
+	ValueCents int64  `json:"value_cents"`
+}
+
+func toJSON(s engine.Sale) saleJSON {
+	j := saleJSON{Ticket: s.Ticket.String(), Player: s.Player, StakeCents: int64(s.Stake()), PrizeCents: int64(s.Prize()),
+		BalanceBefore: int64(s.BalanceBefore), BalanceAfter: int64(s.BalanceAfter), Block: s.Ticket.Block.String(),
+		Index: s.Ticket.Index, Time: s.Time.Format(time.RFC3339), Revealed: s.Done()}
+	for i, d := range s.Unit.Drops {
+		kind := "spot"
+		if d.Dest.Bonus {
+			kind = "bonus"
+		}
+		j.Drops = append(j.Drops, dropJSON{Slot: s.Reveal.Slots[i], Kind: kind, Index: d.Dest.Index, ValueCents: int64(d.Value(s.Stake()))})
+	}
+	return j
+}
+
+// describeDrop says in French what a drop landed on, as staff read it aloud.
+func describeDrop(d engine.Drop, stake engine.Cents) string {
+	if d.Dest.Bonus {
+		return fmt.Sprintf("BONUS %d → %s", d.Dest.Index+1, d.Value(stake))
+	}
+	return fmt.Sprintf("case %d → %s", d.Dest.Index+1, d.Value(stake))
+}
+
+func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(out)
+		for _, s := range sales {
+			if err := enc.Encode(toJSON(s)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, s := range sales {
+		slots := "-"
+		if s.Reveal.Slots[0] != engine.NoSlot {
+			slots = fmt.Sprint(s.Reveal.Slots[0] + 1)
+			if s.Reveal.Slots[1] != engine.NoSlot {
+				slots += fmt.Sprint("+", s.Reveal.Slots[1]+1)
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\tmise %s\tgain %s\t%s → %s\tpalets %s\t%s ; %s\t\n", s.Time.Local().Format("02/01/2006 15:04:05"),
+			s.Ticket, s.Player, s.Stake(), s.Prize(), s.BalanceBefore, s.BalanceAfter, slots,
+			describeDrop(s.Unit.Drops[0], s.Stake()), describeDrop(s.Unit.Drops[1], s.Stake()))
+	}
+	return tw.Flush()
+}
+
+func cmdPlay(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("play", flag.ContinueOnError)
+	stakeArg := fs.String("stake", "", "stake in euros: 0.5 (or 0,50), 1 or 2")
+	player := fs.String("player", engine.DemoPlayer, "player id")
+	n := fs.Int("n", 1, "units to play")
+	batch := fs.Int("batch", 1, fmt.Sprintf("units per durable transaction (1 to %d)", engine.MaxBatch))
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
+	}
+	stake, err := engine.ParseStake(*stakeArg)
+	if err != nil {
+		return usageError{err}
+	}
+	if *n < 1 || *batch < 1 || *batch > engine.MaxBatch {
+		return usageError{fmt.Errorf("--n must be at least 1 and --batch 1 to %d", engine.MaxBatch)}
+	}
+	// The pucks are picked at random: the outcome never depends on them.
+	picks := func(int) [2]int { return [2]int{rand.IntN(engine.NumSlots), rand.IntN(engine.NumSlots)} }
+	for sold := 0; sold < *n; {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %d of %d units (each printed unit is recorded)", sold, *n)
+		}
+		sales, err := svc.Sell(ctx, engine.SellRequest{Player: *player, Stake: stake, Count: min(*batch, *n-sold), Picks: picks, Actor: "cli"})
+		if err != nil {
+			return fmt.Errorf("after %d of %d units: %w", sold, *n, err)
+		}
+		if err := printSales(out, sales, *asJSON); err != nil {
+			return err
+		}
+		sold += len(sales)
+	}
+	return nil
+}
+
+func cmdHistory(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("history", flag.ContinueOnError)
+	player := fs.String("player", engine.DemoPlayer, "player id")
+	last := fs.Int("last", 10, "number of units, newest first")
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if *last < 1 {
+		return usageError{fmt.Errorf("--last must be at least 1")}
+	}
+	sales, _, err := svc.History(ctx, *player, 0, *last)
+	if err != nil {
+		return err
+	}
+	if len(sales) == 0 && !*asJSON {
+		fmt.Fprintf(out, "%s has played no unit yet\n", *player)
+	}
+	return printSales(out, sales, *asJSON)
+}
+
+func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usageError{fmt.Errorf("give one ticket number, e.g. show 01-050-0001-000123-4")}
+	}
+	t, err := engine.ParseTicket(rest[0])
+	if err != nil {
+		return err
+	}
+	sale, err := svc.Lookup(ctx, t)
+	if err != nil {
+		return fmt.Errorf("ticket %s: %w", t, err)
+	}
+	if *asJSON {
+		return printSales(out, []engine.Sale{sale}, true)
+	}
+	state := "déroulement terminé"
+	if !sale.Done() {
+		state = "déroulement non terminé (le résultat enregistré fait foi)"
+	}
+	fmt.Fprintf(out, "Ticket      %s\nJoueur      %s\nDate        %s\nMise        %s\nGain        %s\nPalet 1     %s\nPalet 2     %s\nDisponibilités %s → %s\nÉtat        %s\n",
+		sale.Ticket, sale.Player, sale.Time.Local().Format("02/01/2006 15:04:05"), sale.Stake(), sale.Prize(),
+		dropLine(sale, 0), dropLine(sale, 1), sale.BalanceBefore, sale.BalanceAfter, state)
+	return nil
+}
+
+func dropLine(s engine.Sale, i int) string {
+	slot := "non choisi"
+	if s.Reveal.Slots[i] != engine.NoSlot {
+		slot = fmt.Sprintf("fente %d", s.Reveal.Slots[i]+1)
+	}
+	return fmt.Sprintf("%s, %s", slot, describeDrop(s.Unit.Drops[i], s.Stake()))
+}
+
+func cmdBlocks(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("blocks", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	blocks, err := svc.Blocks(ctx)
+	if err != nil {
+		return err
+	}
+	type blockJSON struct {
+		ID         string `json:"id"`
+		StakeCents int64  `json:"stake_cents"`
+		Size       uint32 `json:"size"`
+		Served     uint32 `json:"served"`
+		Commitment string `json:"commitment"`
+		Seed       string `json:"seed"`
+	}
+	enc := json.NewEncoder(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	if !*asJSON {
+		fmt.Fprintf(tw, "BLOC\tMISE\tVENDUES\tRESTANTES\tENGAGEMENT (SHA-256)\tGRAINE\n")
+	}
+	for _, b := range blocks {
+		seed := ""
+		if b.Exhausted() {
+			seed = fmt.Sprintf("%x", b.Seed)
+		}
+		if *asJSON {
+			if err := enc.Encode(blockJSON{b.Ref.String(), int64(b.Ref.Stake), b.Size, b.Cursor.Served, b.Commitment.String(), seed}); err != nil {
+				return err
+			}
+			continue
+		}
+		if seed == "" {
+			seed = "secrète jusqu'à épuisement"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", b.Ref, b.Ref.Stake, b.Cursor.Served, b.Size-b.Cursor.Served, b.Commitment, seed)
+	}
+	return tw.Flush()
+}
+
+func cmdWallet(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("wallet", flag.ContinueOnError)
+	player := fs.String("player", engine.DemoPlayer, "player id")
+	amountArg := fs.String("amount", "", "amount in euros for credit and payout, e.g. 20 or 12,50")
+	asJSON := fs.Bool("json", false, "JSON output")
+	rest, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	action := strings.Join(rest, " ")
+	switch action {
+	case "show":
+	case "credit", "payout":
+		amount, err := engine.ParseAmount(*amountArg)
+		if err != nil {
+			return usageError{fmt.Errorf("--amount: %w", err)}
+		}
+		move := svc.Credit
+		if action == "payout" {
+			move = svc.Payout
+		}
+		if _, err := move(ctx, *player, amount, "cli"); err != nil {
+			return fmt.Errorf("%s of %s for %s: %w", action, amount, *player, err)
+		}
+	default:
+		return usageError{fmt.Errorf("say show, credit or payout (got %q)", action)}
+	}
+	w, err := svc.Wallet(ctx, *player)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return json.NewEncoder(out).Encode(struct {
+			Player       string `json:"player"`
+			BalanceCents int64  `json:"balance_cents"`
+		}{w.Player, int64(w.Balance)})
+	}
+	_, err = fmt.Fprintf(out, "%s : disponibilités %s\n", w.Player, w.Balance)
+	return err
+}
+
+func cmdAudit(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "JSON output")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	rep, err := svc.Audit(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		findings := rep.Findings
+		if findings == nil {
+			findings = []string{}
+		}
+		if err := json.NewEncoder(out).Encode(struct {
+			OK       bool     `json:"ok"`
+			Blocks   int      `json:"blocks"`
+			Records  int      `json:"records"`
+			Wallets  int      `json:"wallets"`
+			Findings []string `json:"findings"`
+		}{rep.OK(), rep.Blocks, rep.Records, rep.Wallets, findings}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "audit: %d blocks, %d history records, %d wallets checked\n", rep.Blocks, rep.Records, rep.Wallets)
+		for _, f := range rep.Findings {
+			fmt.Fprintf(out, "FINDING: %s\n", f)
+		}
+	}
+	if !rep.OK() {
+		return fmt.Errorf("audit found %d problems", len(rep.Findings))
+	}
+	if !*asJSON {
+		fmt.Fprintln(out, "audit OK")
+	}
+	return nil
+}

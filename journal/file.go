@@ -1,0 +1,337 @@
+// Package journal keeps the engine's journal in a plain append-only file:
+// one line per store transaction, hash-chained, synced before Append
+// returns. The file is readable with grep and tail and is independent of
+// Badger, so it can reveal writes the store lost and rebuild them.
+package journal
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"starfortune/engine"
+)
+
+// chunk is how much of the file's end Open reads at a time looking for the
+// last line: the file can be hundreds of megabytes, Open reads only its tail.
+const chunk = 64 << 10
+
+// maxLine bounds a line Entries accepts. The engine's largest transaction
+// (Badger's limit, about 26 000 small values) encodes to a few megabytes.
+const maxLine = 64 << 20
+
+// File is the journal file. Its methods are safe for concurrent use.
+type File struct {
+	path string
+
+	mu        sync.Mutex
+	f         *os.File
+	size      int64 // end of the last complete line
+	head      engine.JournalHead
+	truncated int64
+	line      []byte // reused by Append
+	broken    error  // set when a failed append could not be undone
+}
+
+var _ engine.Journal = (*File)(nil)
+
+// Open opens the journal at path, creating it (and its directory) if
+// needed, and finds its head by reading only the end of the file.
+//
+// A crash during an append can leave a torn last line: bytes without their
+// newline, or a last line that does not verify. Open cuts it off (Truncated
+// says how many bytes) so appends go on after the last good entry; the store
+// keeps a copy of the last entry it committed, from which the caller can
+// append it again. Only the end of the file is checked here; Entries checks
+// the whole chain. A file held by another process gives an error wrapping
+// engine.ErrInUse.
+func Open(path string) (*File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("%w: journal: %w", engine.ErrStorage, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("%w: journal: %w", engine.ErrStorage, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: journal %s", engine.ErrInUse, path)
+		}
+		return nil, fmt.Errorf("%w: lock journal %s: %w", engine.ErrStorage, path, err)
+	}
+	j := &File{path: path, f: f}
+	if err := j.findHead(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// findHead reads the file's tail for the last complete line, cutting off a
+// torn one.
+func (j *File) findHead() error {
+	st, err := j.f.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: journal: %w", engine.ErrStorage, err)
+	}
+	size := st.Size()
+	t := tail{f: j.f, buf: make([]byte, chunk)}
+	end := size
+	if size > 0 {
+		last, err := t.byteAt(size - 1)
+		if err != nil {
+			return j.readErr(err)
+		}
+		if last != '\n' { // a torn write: cut back to the last newline
+			nl, err := t.lastNewline(size)
+			if err != nil {
+				return j.tailErr(err)
+			}
+			end = nl + 1
+		}
+	}
+	for end > 0 {
+		start, line, err := t.lastLine(end)
+		if err != nil {
+			return j.tailErr(err)
+		}
+		e, h, perr := parseLine(line)
+		if perr == nil {
+			j.head = engine.JournalHead{Seq: e.Seq, Hash: h}
+			break
+		}
+		if end != size {
+			// One torn write leaves one bad tail; a second bad line is
+			// damage, and cutting more would destroy acknowledged entries.
+			return fmt.Errorf("%w: journal %s: last line at byte %d: %w; refusing to cut more than one torn line",
+				engine.ErrCorrupt, j.path, start, perr)
+		}
+		end = start
+	}
+	j.size = end
+	j.truncated = size - end
+	if j.truncated > 0 {
+		if err := j.f.Truncate(end); err != nil {
+			return fmt.Errorf("%w: journal %s: cut torn tail: %w", engine.ErrStorage, j.path, err)
+		}
+		if err := j.f.Sync(); err != nil {
+			return fmt.Errorf("%w: journal %s: %w", engine.ErrStorage, j.path, err)
+		}
+	}
+	return nil
+}
+
+func (j *File) readErr(err error) error {
+	return fmt.Errorf("%w: read journal %s: %w", engine.ErrStorage, j.path, err)
+}
+
+func (j *File) tailErr(err error) error {
+	if errors.Is(err, errNoLine) {
+		return fmt.Errorf("%w: journal %s: %w", engine.ErrCorrupt, j.path, err)
+	}
+	return j.readErr(err)
+}
+
+// Truncated is how many bytes of a torn last line Open cut off (0 if none),
+// for the caller to log.
+func (j *File) Truncated() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.truncated
+}
+
+// Path is the journal file's path.
+func (j *File) Path() string { return j.path }
+
+// Head is the last entry's number and hash; zero for an empty journal.
+func (j *File) Head() engine.JournalHead {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.head
+}
+
+// Append writes e as one line and syncs it. e must follow the head (Seq one
+// more, Prev its hash), else the error wraps engine.ErrCorrupt and nothing is
+// written. A failed write or sync is undone (no partial line stays) and
+// wraps engine.ErrStorage, and engine.ErrDiskFull when the disk is full.
+func (j *File) Append(e engine.JournalEntry) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.f == nil:
+		return fmt.Errorf("%w: journal %s is closed", engine.ErrStorage, j.path)
+	case j.broken != nil:
+		return j.broken
+	case e.Seq != j.head.Seq+1 || e.Prev != j.head.Hash:
+		return fmt.Errorf("%w: journal %s: entry %d (after %.12s) does not follow entry %d (%.12s)",
+			engine.ErrCorrupt, j.path, e.Seq, e.Prev, j.head.Seq, j.head.Hash)
+	}
+	line, h, err := appendLine(j.line[:0], e)
+	if err != nil {
+		return err
+	}
+	j.line = line
+	if _, err := j.f.Write(line); err != nil {
+		return j.undo("write", err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return j.undo("sync", err)
+	}
+	j.size += int64(len(line))
+	j.head = engine.JournalHead{Seq: e.Seq, Hash: h}
+	return nil
+}
+
+// undo cuts what a failed append may have left after the last good line.
+func (j *File) undo(op string, err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		err = fmt.Errorf("%w: %w", engine.ErrDiskFull, err)
+	}
+	if terr := j.f.Truncate(j.size); terr != nil {
+		j.broken = fmt.Errorf("%w: journal %s: %s failed (%w) and could not be undone (%v): reopen it", engine.ErrStorage, j.path, op, err, terr)
+		return j.broken
+	}
+	return fmt.Errorf("%w: journal %s: %s: %w", engine.ErrStorage, j.path, op, err)
+}
+
+// Entries calls fn for every entry from the first, checking each line's
+// format and hash and the chain: numbers from 1 without gaps, each entry's
+// Prev the hash of the one before. A mismatch gives an error wrapping
+// engine.ErrCorrupt with the line number and what is wrong; fn's errors come
+// back unchanged. Entries appended while it runs are not visited.
+func (j *File) Entries(fn func(engine.JournalEntry) error) error {
+	j.mu.Lock()
+	f, size, head := j.f, j.size, j.head
+	j.mu.Unlock()
+	if f == nil {
+		return fmt.Errorf("%w: journal %s is closed", engine.ErrStorage, j.path)
+	}
+	corrupt := func(n int, format string, a ...any) error {
+		return fmt.Errorf("%w: journal %s line %d: %s", engine.ErrCorrupt, j.path, n, fmt.Sprintf(format, a...))
+	}
+	badLine := func(n int, err error) error { // err wraps engine.ErrCorrupt
+		return fmt.Errorf("journal %s line %d: %w", j.path, n, err)
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)
+	var prev engine.JournalHead
+	var long []byte
+	n := 0
+	for {
+		n++
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= maxLine {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			if len(long) > maxLine {
+				return corrupt(n, "line longer than %d bytes", maxLine)
+			}
+			line = long
+		}
+		if err == io.EOF {
+			if len(line) > 0 {
+				return corrupt(n, "no newline at the end of the file")
+			}
+			break
+		}
+		if err != nil {
+			return j.readErr(err)
+		}
+		e, h, err := parseLine(line)
+		if err != nil {
+			return badLine(n, err)
+		}
+		if e.Seq != prev.Seq+1 {
+			return corrupt(n, "entry %d follows entry %d", e.Seq, prev.Seq)
+		}
+		if e.Prev != prev.Hash {
+			return corrupt(n, "entry %d chains to %s, entry %d hashes to %s", e.Seq, e.Prev, prev.Seq, prev.Hash)
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+		prev = engine.JournalHead{Seq: e.Seq, Hash: h}
+	}
+	if prev != head {
+		return fmt.Errorf("%w: journal %s ends at entry %d, its head says %d: the file changed while open",
+			engine.ErrCorrupt, j.path, prev.Seq, head.Seq)
+	}
+	return nil
+}
+
+// Close closes the file; later calls do nothing.
+func (j *File) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	if err != nil {
+		return fmt.Errorf("%w: close journal %s: %w", engine.ErrStorage, j.path, err)
+	}
+	return nil
+}
+
+// tail reads a file backwards in chunks.
+type tail struct {
+	f   *os.File
+	buf []byte
+}
+
+func (t *tail) byteAt(off int64) (byte, error) {
+	var b [1]byte
+	_, err := t.f.ReadAt(b[:], off)
+	return b[0], err
+}
+
+// errNoLine: no newline within maxLine bytes of the end. A torn append
+// leaves at most one line; more is not a journal's tail.
+var errNoLine = errors.New("no line end in the last 64 MiB")
+
+// lastNewline is the offset of the last '\n' before end, or -1 if the file
+// starts less than maxLine bytes before end.
+func (t *tail) lastNewline(end int64) (int64, error) {
+	stop := end - maxLine
+	for end > 0 {
+		if end <= stop {
+			return 0, errNoLine
+		}
+		start := max(end-int64(len(t.buf)), 0)
+		b := t.buf[:end-start]
+		if _, err := t.f.ReadAt(b, start); err != nil {
+			return 0, err
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] == '\n' {
+				return start + int64(i), nil
+			}
+		}
+		end = start
+	}
+	return -1, nil
+}
+
+// lastLine is the line ending with the newline at end-1: its start and its
+// bytes without the newline.
+func (t *tail) lastLine(end int64) (int64, []byte, error) {
+	nl, err := t.lastNewline(end - 1)
+	if err != nil {
+		return 0, nil, err
+	}
+	start := nl + 1
+	line := make([]byte, end-1-start)
+	if _, err := t.f.ReadAt(line, start); err != nil {
+		return 0, nil, err
+	}
+	return start, line, nil
+}

@@ -1,0 +1,200 @@
+// Command starfortune sells and plays Star Fortune, the instant lottery game
+// of the règlement of 28 March 2012: without a subcommand it opens the kiosk
+// window; its subcommands serve support staff, scripts and auditors and never
+// need a display.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"gopkg.in/natefinch/lumberjack.v2"
+
+	"starfortune/engine"
+	"starfortune/journal"
+	"starfortune/storage"
+	"starfortune/ui"
+)
+
+// version is the release; the commit comes from the build's VCS stamp.
+const version = "0.1.0"
+
+const usage = `Star Fortune — kiosk lottery game.
+
+Usage:
+  starfortune [--data DIR] [--kiosk] [--player ID]      open the game window
+  starfortune [--data DIR] play --stake 0.5|1|2 [--player ID] [--n N] [--batch K] [--json]
+  starfortune [--data DIR] history [--player ID] [--last N] [--json]
+  starfortune [--data DIR] show TICKET [--json]
+  starfortune [--data DIR] blocks [--json]
+  starfortune [--data DIR] wallet show|credit|payout [--player ID] [--amount EUROS] [--json]
+  starfortune [--data DIR] audit [--json]
+  starfortune [--data DIR] backup FILE
+  starfortune [--data DIR] restore FILE               into an empty data directory
+  starfortune [--data DIR] recover                    rebuild the store from the journal
+  starfortune version
+
+The data directory defaults to %s.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("starfortune", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, usage, storage.DefaultDir()) }
+	dataFlag := fs.String("data", storage.DefaultDir(), "data directory")
+	kiosk := fs.Bool("kiosk", false, "kiosk mode: full screen, closing needs confirmation")
+	player := fs.String("player", engine.DemoPlayer, "player whose wallet the window uses")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	cmd, rest := "", fs.Args()
+	if len(rest) > 0 {
+		cmd, rest = rest[0], rest[1:]
+	}
+	if cmd == "version" {
+		fmt.Fprintf(stdout, "starfortune %s (commit %s)\nbinary sha256 %s\n", version, commit(), binarySHA256())
+		return 0
+	}
+	command, ok := commands[cmd]
+	if _, offline := offlineCommands[cmd]; cmd != "" && !ok && !offline {
+		fmt.Fprintf(stderr, "starfortune: unknown command %q\n", cmd)
+		fs.Usage()
+		return 2
+	}
+	if cmd == "" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		fmt.Fprintln(stderr, "starfortune: no display to open the window on (DISPLAY is not set); the subcommands work without one")
+		return 1
+	}
+
+	logger, closeLog, err := openLog(*dataFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "starfortune: %v\n", err)
+		return 1
+	}
+	defer closeLog()
+	logger.Info().Str("version", version).Str("commit", commit()).Str("sha256", binarySHA256()).
+		Str("command", cmd).Str("data", *dataFlag).Msg("start")
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d := dataDir(*dataFlag)
+	if offline, ok := offlineCommands[cmd]; ok {
+		err = offline(ctx, d, logger, rest, stdout)
+	} else {
+		err = withGame(ctx, d, logger, stderr, func(svc *engine.Service, store *storage.Store) error {
+			if cmd == "" {
+				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: time.Minute})
+			}
+			return command(ctx, svc, store, rest, stdout)
+		})
+	}
+	var usageErr usageError
+	switch {
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(stderr, "starfortune %s: %v\n", cmd, err)
+		return 2
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		logger.Error().Err(err).Str("command", cmd).Msg("command failed")
+		fmt.Fprintf(stderr, "starfortune: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// dataDir is the layout of a data directory.
+type dataDir string
+
+func (d dataDir) store() string   { return filepath.Join(string(d), "db") }
+func (d dataDir) journal() string { return filepath.Join(string(d), "journal", "journal.sfj") }
+
+// withGame opens the store, the journal and the game on the data directory,
+// runs fn, and closes them in order. A terminal found out of service still
+// runs fn (reads work) after a warning on stderr.
+func withGame(ctx context.Context, d dataDir, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
+	store, err := storage.Open(d.store(), logger)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	j, err := journal.Open(d.journal())
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	if n := j.Truncated(); n > 0 {
+		logger.Warn().Int64("bytes", n).Msg("journal: torn last line cut off (crash during an append)")
+	}
+	cfg := engine.DefaultConfig()
+	cfg.Journal = j
+	svc, err := engine.NewService(ctx, store, cfg, slog.New(zerolog.NewSlogHandler(logger)))
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if err := svc.Health(); err != nil {
+		fmt.Fprintf(stderr, "starfortune: WARNING: %v\n", err)
+	}
+	return fn(svc, store)
+}
+
+// openLog writes JSON lines to a rotated file in the data directory, and a
+// human console copy to stderr when STARFORTUNE_DEV is set.
+func openLog(dir string) (zerolog.Logger, func(), error) {
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o750); err != nil {
+		return zerolog.Nop(), nil, fmt.Errorf("data directory %s: %w", dir, err)
+	}
+	file := &lumberjack.Logger{Filename: filepath.Join(dir, "logs", "starfortune.log"), MaxSize: 20, MaxBackups: 10, Compress: true}
+	var w io.Writer = file
+	if os.Getenv("STARFORTUNE_DEV") != "" {
+		w = zerolog.MultiLevelWriter(file, zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly})
+	}
+	return zerolog.New(w).With().Timestamp().Logger(), func() { file.Close() }, nil
+}
+
+func commit() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
+// binarySHA256 authenticates the running program: the hash of its own file.
+func binarySHA256() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "unknown: " + err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the program: a child started with
+// STARFORTUNE_AS_MAIN=1 runs main's run() on its arguments, so crash tests
+// kill a real process without building another binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("STARFORTUNE_AS_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// cli runs the command line in-process and returns stdout, stderr and status.
+func cli(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"--data", dir}, args...), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+func mustCLI(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, errOut, code := cli(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("starfortune %s: status %d: %s", strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
+func decodeSales(t *testing.T, out string) []saleJSON {
+	t.Helper()
+	var sales []saleJSON
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var s saleJSON
+		if err := json.Unmarshal([]byte(line), &s); err != nil {
+			t.Fatalf("bad JSON line %q: %v", line, err)
+		}
+		sales = append(sales, s)
+	}
+	return sales
+}
+
+func TestCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	sales := decodeSales(t, mustCLI(t, dir, "play", "--stake", "0,50", "--n", "7", "--batch", "3", "--json"))
+	if len(sales) != 7 {
+		t.Fatalf("played %d units, want 7", len(sales))
+	}
+	bal := int64(10_000)
+	for i, s := range sales {
+		if s.Player != "demo" || s.StakeCents != 50 || s.Index != uint32(i) || len(s.Drops) != 2 || !s.Revealed {
+			t.Fatalf("unit %d: %+v", i, s)
+		}
+		if s.BalanceBefore != bal || s.BalanceAfter != bal-50+s.PrizeCents || s.Drops[0].ValueCents+s.Drops[1].ValueCents != s.PrizeCents {
+			t.Fatalf("unit %d: money does not add up: %+v", i, s)
+		}
+		if _, err := time.Parse(time.RFC3339, s.Time); err != nil {
+			t.Fatalf("time %q: %v", s.Time, err)
+		}
+		bal = s.BalanceAfter
+	}
+	hist := decodeSales(t, mustCLI(t, dir, "history", "--last", "3", "--json"))
+	if len(hist) != 3 || hist[0].Ticket != sales[6].Ticket || hist[2].Ticket != sales[4].Ticket {
+		t.Fatalf("history newest first: %+v", hist)
+	}
+	shown := decodeSales(t, mustCLI(t, dir, "show", sales[2].Ticket, "--json"))
+	if len(shown) != 1 || shown[0].Ticket != sales[2].Ticket || shown[0].PrizeCents != sales[2].PrizeCents {
+		t.Fatalf("show: %+v", shown)
+	}
+	if out := mustCLI(t, dir, "show", sales[2].Ticket); !strings.Contains(out, "Mise        0,50 €") {
+		t.Fatalf("show in French:\n%s", out)
+	}
+	var w struct {
+		Player       string `json:"player"`
+		BalanceCents int64  `json:"balance_cents"`
+	}
+	json.Unmarshal([]byte(mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "12,50", "--json")), &w)
+	if w.Player != "alice" || w.BalanceCents != 1250 {
+		t.Fatalf("credit: %+v", w)
+	}
+	json.Unmarshal([]byte(mustCLI(t, dir, "wallet", "payout", "--player", "alice", "--amount", "2.5", "--json")), &w)
+	if w.BalanceCents != 1000 {
+		t.Fatalf("payout: %+v", w)
+	}
+	if out := mustCLI(t, dir, "wallet", "show"); !strings.Contains(out, "demo : disponibilités") {
+		t.Fatalf("wallet show: %q", out)
+	}
+	var blocks []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(mustCLI(t, dir, "blocks", "--json")), "\n") {
+		var b map[string]any
+		json.Unmarshal([]byte(line), &b)
+		blocks = append(blocks, b)
+	}
+	if len(blocks) < 3 || blocks[0]["id"] != "01-050-0001" || blocks[0]["served"] != 7.0 || blocks[0]["seed"] != "" || len(blocks[0]["commitment"].(string)) != 64 {
+		t.Fatalf("blocks: %v", blocks)
+	}
+	var audit struct {
+		OK       bool     `json:"ok"`
+		Findings []string `json:"findings"`
+	}
+	json.Unmarshal([]byte(mustCLI(t, dir, "audit", "--json")), &audit)
+	if !audit.OK || len(audit.Findings) != 0 {
+		t.Fatalf("audit: %+v", audit)
+	}
+}
+
+func TestCommandLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "play", "--stake", "1")
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"play", "--stake", "3"}, 2, "choose 0,50, 1 or 2"},
+		{[]string{"play"}, 2, "bad stake"},
+		{[]string{"play", "--stake", "1", "--player", "nobody"}, 1, "insufficient funds"},
+		{[]string{"show", "01-050-0001-000000-0"}, 1, "bad ticket"},
+		{[]string{"show", "01-100-0001-000099-" + checkDigit(t, dir, "01-100-0001-000099")}, 1, "unknown ticket"},
+		{[]string{"show"}, 2, "give one ticket"},
+		{[]string{"wallet", "payout", "--player", "demo", "--amount", "1000"}, 1, "insufficient funds"},
+		{[]string{"wallet", "credit", "--amount", "-3"}, 2, "bad amount"},
+		{[]string{"wallet", "credit", "--amount", "1,234"}, 2, "two decimals"},
+		{[]string{"wallet", "steal"}, 2, "show, credit or payout"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"history", "--last", "x"}, 2, "invalid value"},
+	} {
+		out, errOut, code := cli(t, dir, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.says) {
+			t.Errorf("%v: status %d, stderr %q, stdout %q; want %d and %q", c.args, code, errOut, out, c.code, c.says)
+		}
+	}
+	// Refused operations moved nothing.
+	var audit struct{ OK bool }
+	json.Unmarshal([]byte(mustCLI(t, dir, "audit", "--json")), &audit)
+	if !audit.OK {
+		t.Fatal("audit after refused operations")
+	}
+}
+
+// checkDigit finds the check digit of a ticket body by asking the parser.
+func checkDigit(t *testing.T, dir, body string) string {
+	for d := '0'; d <= '9'; d++ {
+		if _, errOut, _ := cli(t, dir, "show", body+"-"+string(d)); !strings.Contains(errOut, "check digit") {
+			return string(d)
+		}
+	}
+	t.Fatal("no check digit")
+	return ""
+}
+
+func child(dir string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"--data", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
+	return cmd
+}
+
+func TestSecondInstanceIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	first := child(dir, "play", "--stake", "0.5", "--n", "1000000", "--json")
+	stdout, _ := first.StdoutPipe()
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { first.Process.Kill(); first.Wait() }()
+	if !bufio.NewScanner(stdout).Scan() {
+		t.Fatal("first instance printed nothing")
+	}
+	out, err := child(dir, "wallet", "show").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already running") || !strings.Contains(string(out), dir) {
+		t.Fatalf("second instance: %v %s", err, out)
+	}
+}
+
+// Kill a real process with SIGKILL in the middle of sales, again and again:
+// every unit it printed must be in the history, and the audit stays clean.
+func TestKilledDuringSalesLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	var printed []string
+	rounds := 8
+	for round := 0; round < rounds; round++ {
+		args := []string{"play", "--stake", "1", "--n", "100000", "--json"}
+		if round%2 == 1 {
+			args = append(args, "--batch", "64")
+		}
+		cmd := child(dir, args...)
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(stdout)
+		deadline := time.After(time.Duration(200+rand.IntN(600)) * time.Millisecond)
+		lines := make(chan string)
+		go func() {
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				var s saleJSON
+				if json.Unmarshal([]byte(l), &s) == nil {
+					printed = append(printed, s.Ticket)
+				}
+			case <-deadline:
+				cmd.Process.Signal(syscall.SIGKILL)
+				deadline = nil
+			}
+		}
+		cmd.Wait()
+		mustCLI(t, dir, "wallet", "credit", "--amount", "100") // keep funds for the next round
+	}
+	if len(printed) == 0 {
+		t.Fatal("no sale printed before the kills")
+	}
+	hist := decodeSales(t, mustCLI(t, dir, "history", "--last", "1000000", "--json"))
+	inHistory := map[string]bool{}
+	for _, s := range hist {
+		inHistory[s.Ticket] = true
+	}
+	for _, tk := range printed {
+		if !inHistory[tk] {
+			t.Fatalf("ticket %s was printed but is not in the history", tk)
+		}
+	}
+	if len(hist) < len(printed) {
+		t.Fatalf("history %d < printed %d", len(hist), len(printed))
+	}
+	mustCLI(t, dir, "audit")
+	t.Logf("%d rounds: %d units printed, %d in history", rounds, len(printed), len(hist))
+	if _, err := os.Stat(filepath.Join(dir, "logs", "starfortune.log")); err != nil {
+		t.Fatal("no log file:", err)
+	}
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"starfortune/engine"
+	"starfortune/journal"
+	"starfortune/storage"
+)
+
+// An offline command works on the data directory without opening the game
+// on it: restoring into an empty directory, or recovering a damaged store.
+type offlineCommand func(ctx context.Context, d dataDir, logger zerolog.Logger, args []string, out io.Writer) error
+
+var offlineCommands = map[string]offlineCommand{
+	"restore": cmdRestore,
+	"recover": cmdRecover,
+}
+
+// A backup is a gzipped tar of two members: the store (Badger's backup
+// stream) and the journal file, taken together while nothing else writes.
+const (
+	backupStore   = "store.badger"
+	backupJournal = "journal.sfj"
+)
+
+func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error {
+	if len(args) != 1 {
+		return usageError{errors.New("give the backup file to write, e.g. backup /media/usb/kiosk7.sfbak")}
+	}
+	path := args[0]
+	if _, err := os.Stat(path); err == nil {
+		return fmt.Errorf("%s already exists: choose a new file", path)
+	}
+	tmp := path + ".partial"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	defer f.Close()
+	gz := gzip.NewWriter(f)
+	tw := tar.NewWriter(gz)
+	// The store's stream is staged in a temporary file: tar needs sizes.
+	staged, err := os.CreateTemp("", "starfortune-backup-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(staged.Name())
+	defer staged.Close()
+	if err := store.Backup(staged); err != nil {
+		return fmt.Errorf("back up the store: %w", err)
+	}
+	journalFile, err := os.Open(dataDir(filepath.Dir(store.Dir())).journal())
+	if err != nil {
+		return fmt.Errorf("back up the journal: %w", err)
+	}
+	defer journalFile.Close()
+	for _, m := range []struct {
+		name string
+		f    *os.File
+	}{{backupStore, staged}, {backupJournal, journalFile}} {
+		st, err := m.f.Stat()
+		if err != nil {
+			return err
+		}
+		if _, err := m.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: m.name, Mode: 0o640, Size: st.Size(), ModTime: time.Now()}); err != nil {
+			return err
+		}
+		if _, err := io.CopyN(tw, m.f, st.Size()); err != nil {
+			return fmt.Errorf("back up %s: %w", m.name, err)
+		}
+	}
+	if err := errors.Join(tw.Close(), gz.Close(), f.Sync(), f.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "backup written to %s\n", path)
+	return nil
+}
+
+func cmdRestore(ctx context.Context, d dataDir, logger zerolog.Logger, args []string, out io.Writer) error {
+	if len(args) != 1 {
+		return usageError{errors.New("give the backup file to restore, e.g. restore /media/usb/kiosk7.sfbak")}
+	}
+	for _, p := range []string{d.store(), d.journal()} {
+		if _, err := os.Stat(p); err == nil {
+			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
+		}
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("%s is not a Star Fortune backup: %w", args[0], err)
+	}
+	tr := tar.NewReader(gz)
+	seen := map[string]bool{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s is damaged: %w", args[0], err)
+		}
+		switch h.Name {
+		case backupStore:
+			err = storage.Restore(d.store(), tr, logger)
+		case backupJournal:
+			err = restoreJournal(d.journal(), tr)
+		default:
+			err = fmt.Errorf("unexpected member %q", h.Name)
+		}
+		if err != nil {
+			return fmt.Errorf("restore %s from %s: %w", h.Name, args[0], err)
+		}
+		seen[h.Name] = true
+	}
+	if !seen[backupStore] || !seen[backupJournal] {
+		return fmt.Errorf("%s is incomplete: it lacks the store or the journal", args[0])
+	}
+	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
+	return auditAfter(ctx, d, logger, out)
+}
+
+func restoreJournal(path string, r io.Reader) error {
+	j, err := journal.Open(path) // creates the directory and an empty file
+	if err != nil {
+		return err
+	}
+	j.Close()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
+// cmdRecover rebuilds the store from the journal: the damaged store is moved
+// aside (kept for investigation), a fresh one is filled by replaying the
+// journal, and the result is audited.
+func cmdRecover(ctx context.Context, d dataDir, logger zerolog.Logger, args []string, out io.Writer) error {
+	if len(args) != 0 {
+		return usageError{fmt.Errorf("recover takes no argument")}
+	}
+	j, err := journal.Open(d.journal()) // locked: fails while a kiosk runs on d
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	if j.Head().Seq == 0 {
+		return fmt.Errorf("the journal %s is empty: nothing to recover from", d.journal())
+	}
+	if _, err := os.Stat(d.store()); err == nil {
+		aside := d.store() + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
+		if err := os.Rename(d.store(), aside); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "the old store is kept in %s\n", aside)
+		logger.Warn().Str("moved_to", aside).Msg("recover: damaged store moved aside")
+	}
+	store, err := storage.Open(d.store(), logger)
+	if err != nil {
+		return err
+	}
+	n, err := engine.Recover(ctx, j, store, nil)
+	if cerr := store.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	j.Close()
+	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
+	return auditAfter(ctx, d, logger, out)
+}
+
+func auditAfter(ctx context.Context, d dataDir, logger zerolog.Logger, out io.Writer) error {
+	return withGame(ctx, d, logger, io.Discard, func(svc *engine.Service, store *storage.Store) error {
+		if err := svc.Health(); err != nil {
+			return err
+		}
+		return cmdAudit(ctx, svc, store, nil, out)
+	})
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Smoke test of the real window: the binary built with Fyne's OpenGL driver
+# runs under Xvfb, a unit is played with the keyboard (Enter = JOUER, 1/2 =
+# pucks, Space = GO), the screen is captured, the window is stopped with
+# SIGTERM, and the command line must then find the unit, fully revealed, in
+# the history, with a clean audit.
+set -eu
+BIN=$(realpath "${1:-bin/starfortune}")
+if [ -z "${SMOKE_UNDER_XVFB:-}" ]; then
+	SMOKE_UNDER_XVFB=1 exec xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp" "$0" "$BIN"
+fi
+tmp=$(mktemp -d)
+shot=${SMOKE_SHOT:-bin/smoke.png}
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "smoke: FAIL: $*" >&2; [ -f "$tmp/out" ] && tail -20 "$tmp/out" >&2; exit 1; }
+
+"$BIN" --data "$tmp/data" >"$tmp/out" 2>&1 &
+pid=$!
+wid=
+for _ in $(seq 1 120); do
+	wid=$(xdotool search --name '^Star Fortune$' 2>/dev/null | head -1) && [ -n "$wid" ] && break
+	kill -0 "$pid" 2>/dev/null || fail "the program exited before opening its window"
+	sleep 0.5
+done
+[ -n "$wid" ] || fail "no window titled 'Star Fortune' after 60 s"
+key() { xdotool key --window "$wid" "$1"; sleep "$2"; }
+sleep 2
+key Return 2      # JOUER: the unit is sold, three pucks appear
+key 1 5           # first puck falls
+key space 3       # GO, if it landed in a BONUS box (ignored otherwise)
+key 2 5           # second puck
+key space 3
+import -window root "$tmp/shot.png" && cp "$tmp/shot.png" "$shot" || fail "screenshot"
+kill -TERM "$pid"
+for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+kill -0 "$pid" 2>/dev/null && fail "the window did not stop on SIGTERM"
+wait "$pid" || fail "the program exited with status $?"
+pid=
+last=$("$BIN" --data "$tmp/data" history --last 1 --json) || fail "history"
+echo "$last" | grep -q '"ticket"' || fail "no unit in the history after playing: $last"
+echo "$last" | grep -q '"revealed":true' || fail "the unit was not played to its end with the keyboard: $last"
+"$BIN" --data "$tmp/data" audit >/dev/null || fail "audit after the smoke test"
+echo "smoke: OK, played $(echo "$last" | sed 's/.*"ticket":"\([^"]*\)".*/\1/'), screenshot $shot"

@@ -1,0 +1,215 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
+
+// Controls is the player's bar: the funds, the stake selector, JOUER, the
+// message line and the last result. It reports taps through its callbacks.
+type Controls struct {
+	widget.BaseWidget
+
+	OnPlay    func()
+	OnStake   func(engine.Cents)
+	OnHistory func()
+
+	funds   *canvas.Text
+	stakes  []*widget.Button
+	play    *widget.Button
+	message *widget.Label
+	last    *canvas.Text
+	lastBox *fyne.Container
+	history *widget.Button
+	content fyne.CanvasObject
+}
+
+// NewControls builds the bar with stake selected.
+func NewControls(stake engine.Cents) *Controls {
+	c := &Controls{}
+	c.ExtendBaseWidget(c)
+	c.funds = &canvas.Text{Color: colGold, TextSize: 28, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
+	fundsTitle := &canvas.Text{Text: lang.L("Funds"), Color: colDim, TextSize: 16, Alignment: fyne.TextAlignCenter}
+
+	stakeTitle := &canvas.Text{Text: lang.L("STAKE"), Color: colDim, TextSize: 16, TextStyle: fyne.TextStyle{Bold: true}}
+	row := container.NewGridWithColumns(len(engine.Stakes))
+	for _, s := range engine.Stakes {
+		b := widget.NewButton(shortAmount(s), func() {
+			if c.OnStake != nil {
+				c.OnStake(s)
+			}
+		})
+		c.stakes = append(c.stakes, b)
+		row.Add(tall(b, stakeButtonHeight))
+	}
+	c.SetStake(stake)
+
+	c.play = widget.NewButton(lang.L("PLAY"), func() {
+		if c.OnPlay != nil {
+			c.OnPlay()
+		}
+	})
+	c.play.Importance = widget.HighImportance
+
+	c.message = widget.NewLabel(lang.L("Choose your stake, then press PLAY"))
+	c.message.Wrapping = fyne.TextWrapWord
+	c.message.Alignment = fyne.TextAlignCenter
+	c.message.SizeName = theme.SizeNameSubHeadingText
+	c.message.TextStyle = fyne.TextStyle{Bold: true}
+
+	c.last = &canvas.Text{Color: colText, TextSize: 22, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
+	lastTitle := &canvas.Text{Text: lang.L("Last result"), Color: colDim, TextSize: 15, Alignment: fyne.TextAlignCenter}
+	c.lastBox = container.NewVBox(card(container.NewVBox(lastTitle, c.last)))
+	c.lastBox.Hide()
+
+	c.history = widget.NewButtonWithIcon(lang.L("HISTORY"), theme.HistoryIcon(), func() {
+		if c.OnHistory != nil {
+			c.OnHistory()
+		}
+	})
+
+	c.content = container.NewVBox(
+		card(container.NewVBox(fundsTitle, c.funds)),
+		stakeTitle, row,
+		gap(10),
+		big(tall(c.play, bigButtonHeight), 34),
+		c.message,
+		c.lastBox,
+		layout.NewSpacer(),
+		tall(c.history, stakeButtonHeight),
+	)
+	return c
+}
+
+// CreateRenderer is part of fyne.Widget.
+func (c *Controls) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(c.content) }
+
+// SetFunds shows the player's available funds.
+func (c *Controls) SetFunds(v engine.Cents) {
+	c.funds.Text = v.String()
+	c.funds.Refresh()
+}
+
+// Funds is the amount shown.
+func (c *Controls) Funds() string { return c.funds.Text }
+
+// SetStake highlights the selected stake.
+func (c *Controls) SetStake(stake engine.Cents) {
+	for i, s := range engine.Stakes {
+		c.stakes[i].Importance = widget.MediumImportance
+		if s == stake {
+			c.stakes[i].Importance = widget.HighImportance
+		}
+		c.stakes[i].Refresh()
+	}
+}
+
+// SetMessage writes the message line; alert shows it as a problem.
+func (c *Controls) SetMessage(text string, alert bool) {
+	c.message.Text = text
+	c.message.Importance = widget.MediumImportance
+	if alert {
+		c.message.Importance = widget.DangerImportance
+	}
+	c.message.Refresh()
+}
+
+// Message is the message line's text.
+func (c *Controls) Message() string { return c.message.Text }
+
+// SetLast shows the prize of the last unit played.
+func (c *Controls) SetLast(prize engine.Cents) {
+	c.last.Text = prize.String()
+	c.last.Color = colText
+	if prize > 0 {
+		c.last.Color = colGold
+	}
+	c.last.Refresh()
+	c.lastBox.Show()
+}
+
+// Enable allows JOUER and the stake selector (free), and the history
+// button (history).
+func (c *Controls) Enable(free, history bool) {
+	set := func(b *widget.Button, on bool) {
+		if on {
+			b.Enable()
+		} else {
+			b.Disable()
+		}
+	}
+	set(c.play, free)
+	for _, b := range c.stakes {
+		set(b, free)
+	}
+	set(c.history, history)
+}
+
+// PlayButton is the JOUER button (tests and key handling tap it).
+func (c *Controls) PlayButton() *widget.Button { return c.play }
+
+// StakeButtons are the stake buttons, in the order of engine.Stakes.
+func (c *Controls) StakeButtons() []*widget.Button { return c.stakes }
+
+// HistoryButton opens the history panel.
+func (c *Controls) HistoryButton() *widget.Button { return c.history }
+
+// tall gives obj at least height h: touch targets.
+func tall(obj fyne.CanvasObject, h float32) fyne.CanvasObject {
+	return container.New(minHeight(h), obj)
+}
+
+// minHeight is a layout stretching its objects over at least its height.
+type minHeight float32
+
+func (h minHeight) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s.Max(fyne.NewSize(0, float32(h)))
+}
+
+func (h minHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+// big shows obj's text at size: JOUER and GO are read from afar.
+func big(obj fyne.CanvasObject, size float32) fyne.CanvasObject {
+	return container.NewThemeOverride(obj, sizedTheme{newStarTheme(), size})
+}
+
+type sizedTheme struct {
+	fyne.Theme
+	text float32
+}
+
+func (t sizedTheme) Size(n fyne.ThemeSizeName) float32 {
+	if n == theme.SizeNameText {
+		return t.text
+	}
+	return t.Theme.Size(n)
+}
+
+// gap is vertical space.
+func gap(h float32) fyne.CanvasObject {
+	r := canvas.NewRectangle(colClear)
+	r.SetMinSize(fyne.NewSize(0, h))
+	return r
+}
+
+// card frames obj on a panel.
+func card(obj fyne.CanvasObject) fyne.CanvasObject {
+	bg := &canvas.Rectangle{FillColor: colPanel, StrokeColor: colPanelLine, StrokeWidth: 1, CornerRadius: 12}
+	return container.NewStack(bg, container.NewPadded(obj))
+}

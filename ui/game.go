@@ -1,0 +1,75 @@
+// Package ui is the Fyne kiosk window of Star Fortune: the tilted board, the
+// pucks, JOUER and the BONUS step, the funds and the history. It draws what
+// the engine decided; it never decides an outcome itself.
+package ui
+
+import (
+	"context"
+	"time"
+
+	"starfortune/engine"
+)
+
+// Game is what the window needs of the engine. *engine.Service satisfies it;
+// tests may stand in their own.
+type Game interface {
+	// Sell sells units durably; the window always asks for one.
+	Sell(ctx context.Context, req engine.SellRequest) ([]engine.Sale, error)
+	// Pick records the slot chosen for a drop before that drop is shown.
+	Pick(ctx context.Context, t engine.Ticket, drop, slot int) (engine.Sale, error)
+	// Go records the GO of a BONUS step before its value is shown.
+	Go(ctx context.Context, t engine.Ticket, drop int) (engine.Sale, error)
+	Balance(ctx context.Context, player string) (engine.Cents, error)
+	// History pages the player's units, newest first.
+	History(ctx context.Context, player string, before uint64, limit int) ([]engine.Sale, uint64, error)
+	// Unfinished is the last unit if its reveal was interrupted.
+	Unfinished(ctx context.Context, player string) (engine.Sale, bool, error)
+	// Health is why the terminal may not sell (integrity check failed), or nil.
+	Health() error
+}
+
+var _ Game = (*engine.Service)(nil)
+
+// Options configure the window.
+type Options struct {
+	Player string // wallet played; engine.DemoPlayer when empty
+	// Kiosk runs full screen, asks before closing and shows the attract
+	// animation when nobody plays.
+	Kiosk bool
+	// IdleTimeout starts the attract animation after this long without
+	// input; 0 means 60 s in kiosk mode and never otherwise.
+	IdleTimeout time.Duration
+	// Language of the labels ("fr" when empty).
+	Language string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Player == "" {
+		o.Player = engine.DemoPlayer
+	}
+	if o.IdleTimeout == 0 && o.Kiosk {
+		o.IdleTimeout = 60 * time.Second
+	}
+	if o.Language == "" {
+		o.Language = "fr"
+	}
+	return o
+}
+
+// fallPath is the fall of drop `drop` of sale's unit from slot: the engine's
+// path, seeded by what identifies the fall, so a replay is the same fall.
+func fallPath(sale engine.Sale, drop, slot int) (engine.Path, error) {
+	return engine.PlanPath(sale.Unit.Drops[drop].Dest, slot,
+		engine.PathSeed(blockID(sale.Ticket.Block), sale.Ticket.Index, drop, slot))
+}
+
+// blockID packs a block reference into the 64-bit block identity PathSeed
+// takes. This is the only place that derivation lives: changing it would
+// change every replay.
+func blockID(r engine.BlockRef) uint64 {
+	return uint64(r.Emission)<<48 | uint64(r.Stake)<<32 | uint64(r.Number)
+}
+
+// engineTimeout bounds one engine call: a store that hangs must end in an
+// error message, not a frozen kiosk.
+const engineTimeout = 15 * time.Second

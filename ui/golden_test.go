@@ -1,0 +1,37 @@
+package ui_test
+
+import (
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"starfortune/ui"
+)
+
+// The goldens are 1280×800 captures of the whole window with Fyne's
+// software painter.
+
+func TestGoldenBoardAtRest(t *testing.T) {
+	r := newRig(t, ui.Options{})
+	test.AssertImageMatches(t, "board-rest.png", r.k.Window().Canvas().Capture())
+}
+
+func TestGoldenBonusStep(t *testing.T) {
+	r := newRig(t, ui.Options{})
+	toBonus(t, r)
+	test.AssertImageMatches(t, "bonus-step.png", r.k.Window().Canvas().Capture())
+}
+
+func TestGoldenHistoryPanel(t *testing.T) {
+	r := newRig(t, ui.Options{})
+	for range 3 {
+		r.tapPlay()
+		r.playOut(t, 1)
+	}
+	test.Tap(r.k.Controls().HistoryButton())
+	r.k.Wait()
+	test.AssertImageMatches(t, "history-panel.png", r.k.Window().Canvas().Capture())
+}
+
+var _ = fyne.NewSize

@@ -1,0 +1,526 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
+
+// Pauses between the steps of a unit, so the player sees each result.
+const (
+	pauseAfterSpot  = 1200 * time.Millisecond
+	pauseAfterBonus = 1500 * time.Millisecond
+	pauseInRecall   = 900 * time.Millisecond
+)
+
+// Kiosk is the main window's content and the player's session: it sells
+// units through the Game, persists each reveal step before showing it, and
+// drives the board, the controls, the BONUS view and the history.
+//
+// Every method runs on the Fyne thread; engine calls run in goroutines and
+// come back through fyne.Do.
+type Kiosk struct {
+	app  fyne.App
+	win  fyne.Window
+	game Game
+	opts Options
+
+	board    *Board
+	controls *Controls
+	bonus    *BonusView
+	history  *HistoryPanel
+	side     *fyne.Container
+	content  fyne.CanvasObject
+
+	// Speed multiplies the falls' speed (1: real time). Scripts raise it.
+	Speed float64
+
+	stake   engine.Cents
+	sale    *engine.Sale // the unit being revealed, nil between units
+	busy    bool         // an engine call is in flight
+	recall  bool         // the board replays a past unit
+	replay  int          // generation of the running replay, to cancel it
+	balance engine.Cents // the wallet's balance as last read
+	won     engine.Cents // sum of the current unit's drops revealed so far
+
+	pages   []uint64 // `before` cursors of the history pages seen, pages[0] = 0
+	last    *engine.Sale
+	idle    *time.Timer
+	idleGen int
+
+	calls    sync.WaitGroup
+	applying sync.Mutex
+}
+
+// NewKiosk builds the window for game on a (a test app or a real one); it
+// starts loading funds and history at once.
+func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
+	o = o.withDefaults()
+	loadTranslations(o.Language)
+	a.Settings().SetTheme(newStarTheme())
+	k := &Kiosk{app: a, game: g, opts: o, stake: engine.Stakes[1], Speed: 1, pages: []uint64{0}}
+	k.win = a.NewWindow("Star Fortune")
+
+	k.board = NewBoard(k.stake)
+	k.board.OnPick = k.Pick
+	k.controls = NewControls(k.stake)
+	k.controls.OnPlay = k.Play
+	k.controls.OnStake = k.SetStake
+	k.controls.OnHistory = k.ShowHistory
+	k.bonus = NewBonusView()
+	k.bonus.OnGo = k.Go
+	k.history = NewHistoryPanel()
+	k.history.OnRecall = k.Recall
+	k.history.OnBack = k.BackToGame
+	k.history.OnOlder = func() { k.loadHistory(len(k.pages)) }
+	k.history.OnNewer = func() {
+		if len(k.pages) > 1 {
+			k.pages = k.pages[:len(k.pages)-1]
+			k.loadHistory(len(k.pages) - 1)
+		}
+	}
+	k.history.Hide()
+
+	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}}
+	keys := &canvas.Text{Text: lang.L("Keys: 1 2 3 pick a puck · Enter PLAY · Space GO"), Color: colDim, TextSize: 14}
+	header := container.NewHBox(title, layout.NewSpacer(), container.NewCenter(keys))
+	k.side = container.NewStack(k.controls, k.history)
+	sideBg := &canvas.Rectangle{FillColor: colPanel}
+	sideBg.FillColor = colNight
+	side := container.NewStack(sideBg, container.New(layout.NewCustomPaddedLayout(4, 8, 8, 8),
+		container.New(minWidth(440), k.side)))
+	k.content = container.NewBorder(container.NewPadded(header), nil, nil, side,
+		container.NewStack(k.board, k.bonus))
+	k.win.SetContent(k.content)
+	k.win.Resize(fyne.NewSize(1280, 800))
+	k.win.Canvas().SetOnTypedKey(k.typedKey)
+	if o.Kiosk {
+		k.win.SetFullScreen(true)
+		k.win.SetCloseIntercept(k.confirmQuit)
+	}
+	k.update()
+	k.start()
+	return k
+}
+
+// Window is the kiosk's window.
+func (k *Kiosk) Window() fyne.Window { return k.win }
+
+// Content is the window's content.
+func (k *Kiosk) Content() fyne.CanvasObject { return k.content }
+
+// Board is the board widget.
+func (k *Kiosk) Board() *Board { return k.board }
+
+// Controls is the controls bar.
+func (k *Kiosk) Controls() *Controls { return k.controls }
+
+// Bonus is the BONUS view.
+func (k *Kiosk) Bonus() *BonusView { return k.bonus }
+
+// History is the history panel.
+func (k *Kiosk) History() *HistoryPanel { return k.history }
+
+// Wait returns once the engine calls started so far have come back. With
+// Fyne's test driver, whose fyne.Do runs at once and whose animations jump
+// to their end, the window has then reached its next resting state.
+func (k *Kiosk) Wait() { k.calls.Wait() }
+
+// call runs work off the UI thread with a deadline, then what it returns on
+// the UI thread. hold marks the kiosk busy meanwhile (JOUER disabled).
+func (k *Kiosk) call(hold bool, work func(ctx context.Context) func()) {
+	if hold {
+		k.busy = true
+		k.update()
+	}
+	k.calls.Add(1)
+	go func() {
+		defer k.calls.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+		apply := work(ctx)
+		cancel()
+		fyne.Do(func() {
+			// One result at a time: the GL driver runs them all on its
+			// thread anyway; the test driver runs each in its goroutine.
+			k.applying.Lock()
+			defer k.applying.Unlock()
+			if hold {
+				k.busy = false
+			}
+			apply()
+			k.update()
+		})
+	}()
+}
+
+// after runs fn on the UI thread after d (at once in the test driver).
+func (k *Kiosk) after(d time.Duration, fn func()) {
+	fyne.NewAnimation(d, func(f float32) {
+		if f >= 1 {
+			fn()
+		}
+	}).Start()
+}
+
+// update enables what the player may do now.
+func (k *Kiosk) update() {
+	free := k.sale == nil && !k.busy
+	k.controls.Enable(free, free)
+	k.bonus.SetBusy(k.busy)
+}
+
+// start reads the funds and the history, and offers to resume a unit the
+// window was closed on.
+func (k *Kiosk) start() {
+	player := k.opts.Player
+	k.call(true, func(ctx context.Context) func() {
+		bal, err := k.game.Balance(ctx, player)
+		if err != nil {
+			return func() { k.fail(err) }
+		}
+		sale, unfinished, err := k.game.Unfinished(ctx, player)
+		if err == nil {
+			err = k.game.Health()
+		}
+		return func() {
+			k.balance = bal
+			k.controls.SetFunds(bal)
+			if err != nil {
+				k.fail(err)
+				return
+			}
+			if unfinished {
+				k.offerResume(sale)
+			}
+		}
+	})
+	k.loadHistory(0)
+	k.touched()
+}
+
+func (k *Kiosk) offerResume(s engine.Sale) {
+	msg := widget.NewLabel(lang.L("Your last game (ticket {{.Ticket}}) was interrupted. Its result is already recorded in your history. Resume it where it stopped?",
+		map[string]any{"Ticket": s.Ticket.String()}))
+	msg.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm(lang.L("Unfinished game"), lang.L("Resume"), lang.L("Later"), msg, func(ok bool) {
+		if ok {
+			k.Resume(s)
+		}
+	}, k.win)
+	d.Resize(fyne.NewSize(560, 260))
+	d.Show()
+}
+
+// Resume puts the unit s back on the board at the step it reached.
+func (k *Kiosk) Resume(s engine.Sale) {
+	if k.sale != nil || k.busy {
+		return
+	}
+	k.leaveRecall()
+	k.setSale(s)
+	k.won = 0
+	k.controls.SetFunds(k.balance - s.Prize())
+	k.board.Stake = s.Stake()
+	k.board.Clear()
+	for d := 0; d < 2; d++ {
+		if s.Reveal.Slots[d] == engine.NoSlot {
+			break
+		}
+		drop := s.Unit.Drops[d]
+		k.board.Rest(d, drop.Dest)
+		if drop.Dest.Bonus && s.Reveal.Go[d] {
+			k.board.RevealBox(drop.Dest.Index, shortAmount(drop.Value(s.Stake())))
+		}
+		if !drop.Dest.Bonus || s.Reveal.Go[d] {
+			k.won += drop.Value(s.Stake())
+		}
+	}
+	k.next()
+}
+
+// SetStake selects the stake of the next unit.
+func (k *Kiosk) SetStake(s engine.Cents) {
+	k.touched()
+	if k.sale != nil || k.busy {
+		return
+	}
+	k.leaveRecall()
+	k.stake = s
+	k.controls.SetStake(s)
+	k.board.Stake = s
+	k.board.Clear()
+}
+
+// Play is JOUER: it sells one unit of the selected stake. Nothing is shown
+// until the engine has recorded the sale durably.
+func (k *Kiosk) Play() {
+	k.touched()
+	if k.sale != nil || k.busy {
+		return
+	}
+	k.leaveRecall()
+	if k.history.Visible() {
+		k.history.Hide()
+		k.controls.Show()
+	}
+	k.controls.SetMessage(lang.L("Please wait…"), false)
+	req := engine.SellRequest{Player: k.opts.Player, Stake: k.stake, Count: 1, Actor: "kiosk"}
+	k.call(true, func(ctx context.Context) func() {
+		sales, err := k.game.Sell(ctx, req)
+		return func() {
+			if err != nil {
+				k.fail(err)
+				return
+			}
+			s := sales[0]
+			k.balance = s.BalanceAfter
+			k.won = 0
+			k.setSale(s)
+			// The stake is gone; the prize shows once the reveal ends.
+			k.controls.SetFunds(s.BalanceAfter - s.Prize())
+			k.board.Stake = s.Stake()
+			k.board.Clear()
+			k.board.SetBanner("", false)
+			k.loadHistory(0)
+			k.next()
+		}
+	})
+}
+
+// Pick chooses the puck above slot (0 to 2) for the current drop. The
+// choice is recorded before the puck falls.
+func (k *Kiosk) Pick(slot int) {
+	k.touched()
+	if k.sale == nil || k.busy || k.board.Falling() || !k.board.Offering() {
+		return
+	}
+	step := k.sale.Next()
+	if step.Kind != engine.StepPick {
+		return
+	}
+	t := k.sale.Ticket
+	k.call(true, func(ctx context.Context) func() {
+		s, err := k.game.Pick(ctx, t, step.Drop, slot)
+		return func() {
+			if err != nil {
+				k.failInPlay(err)
+				return
+			}
+			path, err := fallPath(s, step.Drop, slot)
+			if err != nil {
+				k.failInPlay(err)
+				return
+			}
+			k.setSale(s)
+			k.controls.SetMessage("", false)
+			k.board.Glow(false)
+			k.board.Drop(step.Drop, path, k.Speed, func() { k.landed(step.Drop) })
+		}
+	})
+}
+
+// landed shows what drop reached: a spot's sum, or the BONUS step.
+func (k *Kiosk) landed(drop int) {
+	if k.sale == nil {
+		return
+	}
+	d := k.sale.Unit.Drops[drop]
+	if d.Dest.Bonus {
+		k.next()
+		return
+	}
+	v := d.Value(k.sale.Stake())
+	k.won += v
+	if v > 0 {
+		k.controls.SetMessage(lang.L("The puck wins {{.Amount}}", amount(v)), false)
+	} else {
+		k.controls.SetMessage(lang.L("0 €: this puck wins nothing"), false)
+	}
+	k.after(pauseAfterSpot, k.next)
+}
+
+// Go is the GO of the BONUS step: recorded, then revealed.
+func (k *Kiosk) Go() {
+	k.touched()
+	if k.sale == nil || k.busy || !k.bonus.Waiting() {
+		return
+	}
+	step := k.sale.Next()
+	if step.Kind != engine.StepGo {
+		return
+	}
+	t := k.sale.Ticket
+	k.call(true, func(ctx context.Context) func() {
+		s, err := k.game.Go(ctx, t, step.Drop)
+		return func() {
+			if err != nil {
+				k.failInPlay(err)
+				return
+			}
+			k.setSale(s)
+			k.board.Glow(false)
+			d := s.Unit.Drops[step.Drop]
+			v := d.Value(s.Stake())
+			k.bonus.Reveal(v, func() {
+				k.won += v
+				k.board.RevealBox(d.Dest.Index, shortAmount(v))
+				k.controls.SetMessage(lang.L("BONUS: you win {{.Amount}}", amount(v)), false)
+				k.after(pauseAfterBonus, func() {
+					k.bonus.Hide()
+					k.next()
+				})
+			})
+		}
+	})
+}
+
+// next moves to the step the unit is at.
+func (k *Kiosk) next() {
+	if k.sale == nil {
+		return
+	}
+	step := k.sale.Next()
+	switch step.Kind {
+	case engine.StepPick:
+		if step.Drop == 0 {
+			k.controls.SetMessage(lang.L("Pick a puck: 1, 2 or 3"), false)
+		} else {
+			k.controls.SetMessage(lang.L("Pick your second puck among three new ones"), false)
+		}
+		k.board.Offer(true)
+		k.board.Glow(true)
+	case engine.StepGo:
+		k.controls.SetMessage(lang.L("BONUS! Press GO to reveal your win"), false)
+		k.bonus.Ask()
+		k.board.Glow(true)
+	case engine.StepDone:
+		k.finish()
+	}
+}
+
+// finish ends the unit: the prize as one amount, the funds with it.
+func (k *Kiosk) finish() {
+	s := *k.sale
+	k.sale = nil
+	prize := s.Prize()
+	if k.won != prize { // cannot happen: the drops sum to the prize
+		fyne.LogError("revealed drops differ from the prize", errors.New(s.Ticket.String()))
+	}
+	k.controls.SetFunds(k.balance)
+	k.controls.SetLast(prize)
+	result := lang.L("Not a winner this time")
+	if prize > 0 {
+		result = lang.L("You win {{.Amount}}!", amount(prize))
+	}
+	k.controls.SetMessage(result, false)
+	k.board.SetBanner(result, false)
+	k.loadHistory(0)
+	k.update()
+}
+
+func (k *Kiosk) setSale(s engine.Sale) { k.sale = &s }
+
+// fail reports an error of JOUER or of the start: nothing moved.
+func (k *Kiosk) fail(err error) {
+	fyne.LogError("kiosk", err)
+	k.controls.SetMessage(errorText(err), true)
+}
+
+// failInPlay reports an error during a reveal: the unit is sold and its
+// outcome recorded, so the player is sent to the history.
+func (k *Kiosk) failInPlay(err error) {
+	fyne.LogError("kiosk reveal", err)
+	k.controls.SetMessage(errorText(err)+"\n"+lang.L("Your game is recorded: see « Last game » in the history"), true)
+}
+
+// errorText is the player's message for an engine error.
+func errorText(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrInsufficientFunds):
+		return lang.L("Insufficient funds")
+	case errors.Is(err, engine.ErrStakeClosed):
+		return lang.L("This stake is closed: all its units are sold. Choose another stake.")
+	}
+	return lang.L("Terminal out of service, please call an attendant")
+}
+
+// typedKey is the keypad: 1/2/3 pick a puck, Enter is JOUER, Space is GO.
+func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
+	switch ev.Name {
+	case fyne.Key1:
+		k.Pick(0)
+	case fyne.Key2:
+		k.Pick(1)
+	case fyne.Key3:
+		k.Pick(2)
+	case fyne.KeyReturn, fyne.KeyEnter:
+		k.Play()
+	case fyne.KeySpace:
+		k.Go()
+	default:
+		k.touched()
+	}
+}
+
+// confirmQuit asks before the kiosk window closes (the operator PIN will
+// replace it).
+func (k *Kiosk) confirmQuit() {
+	msg := widget.NewLabel(lang.L("The terminal will close."))
+	dialog.NewCustomConfirm(lang.L("Leave Star Fortune?"), lang.L("Quit"), lang.L("Cancel"), msg, func(ok bool) {
+		if ok {
+			k.win.Close()
+		}
+	}, k.win).Show()
+}
+
+// touched notes player input: it ends the attract animation and restarts
+// the idle countdown.
+func (k *Kiosk) touched() {
+	if k.board.Attracting() {
+		k.board.StopAttract()
+	}
+	if k.opts.IdleTimeout <= 0 {
+		return
+	}
+	k.idleGen++
+	gen := k.idleGen
+	if k.idle != nil {
+		k.idle.Stop()
+	}
+	k.idle = time.AfterFunc(k.opts.IdleTimeout, func() {
+		fyne.Do(func() {
+			if gen == k.idleGen && k.sale == nil && !k.busy && !k.recall {
+				k.board.StartAttract(lang.L("Press PLAY to start"))
+			}
+		})
+	})
+}
+
+// minWidth is a layout giving its objects at least a width.
+type minWidth float32
+
+func (w minWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var s fyne.Size
+	for _, o := range objs {
+		s = s.Max(o.MinSize())
+	}
+	return s.Max(fyne.NewSize(float32(w), 0))
+}
+
+func (w minWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
