@@ -48,6 +48,11 @@ type ReadTx interface {
 	Reveal(t Ticket) (rv Reveal, ok bool, err error)
 	// Journal is the last journal entry written with the store's data.
 	Journal() (e JournalEntry, ok bool, err error)
+	// Setting reads a small named value (operator PIN hash, lockout state).
+	Setting(name string) (v []byte, ok bool, err error)
+	// OperatorEvents calls fn for the operator log's events with Seq in
+	// [from, to], ascending, or descending when from > to.
+	OperatorEvents(from, to uint64, fn func(OperatorEvent) error) error
 }
 
 // Tx is a read-write transaction.
@@ -62,4 +67,6 @@ type Tx interface {
 	// that a crash between the store's commit and the journal's append can
 	// be repaired from the store at the next start.
 	PutJournal(e JournalEntry) error
+	PutSetting(name string, v []byte) error
+	PutOperatorEvent(e OperatorEvent) error
 }

@@ -52,6 +52,13 @@ const (
 	// same transaction as the changes it records, so that the journal file
 	// can be completed after a crash between the commit and its append.
 	prefixJournal = 'j'
+
+	// KEY: 's' name -> raw bytes: small named settings (operator PIN hash,
+	// PIN lockout state).
+	prefixSetting = 's'
+
+	// KEY: 'o' seq(u64) -> engine.OperatorEvent: the operator log.
+	prefixOperator = 'o'
 )
 
 // schemaVersion is the layout above. Change it with any change of a key or
@@ -100,6 +107,12 @@ func blockPrefixKey(prefix byte, r engine.BlockRef) []byte {
 func schemaKey() []byte { return []byte{prefixSchema} }
 
 func journalKey() []byte { return []byte{prefixJournal} }
+
+func settingKey(name string) []byte { return append([]byte{prefixSetting}, name...) }
+
+func operatorKey(seq uint64) []byte {
+	return binary.BigEndian.AppendUint64([]byte{prefixOperator}, seq)
+}
 
 func metaKey(r engine.BlockRef) []byte   { return blockPrefixKey(prefixBlock, r) }
 func cursorKey(r engine.BlockRef) []byte { return blockPrefixKey(prefixCursor, r) }

@@ -24,24 +24,27 @@ type Store struct {
 }
 
 type data struct {
-	blocks  map[engine.BlockRef]*engine.Block
-	cursors map[engine.BlockRef]engine.Cursor
-	records map[engine.Ticket]engine.Record
-	wallets map[string]engine.Wallet
-	ledger  map[string][]engine.LedgerEntry
-	reveals map[engine.Ticket]engine.Reveal
-	journal *engine.JournalEntry
+	blocks   map[engine.BlockRef]*engine.Block
+	cursors  map[engine.BlockRef]engine.Cursor
+	records  map[engine.Ticket]engine.Record
+	wallets  map[string]engine.Wallet
+	ledger   map[string][]engine.LedgerEntry
+	reveals  map[engine.Ticket]engine.Reveal
+	journal  *engine.JournalEntry
+	settings map[string][]byte
+	events   []engine.OperatorEvent
 }
 
 // New returns an empty store.
 func New() *Store {
 	return &Store{d: data{
-		blocks:  map[engine.BlockRef]*engine.Block{},
-		cursors: map[engine.BlockRef]engine.Cursor{},
-		records: map[engine.Ticket]engine.Record{},
-		wallets: map[string]engine.Wallet{},
-		ledger:  map[string][]engine.LedgerEntry{},
-		reveals: map[engine.Ticket]engine.Reveal{},
+		blocks:   map[engine.BlockRef]*engine.Block{},
+		cursors:  map[engine.BlockRef]engine.Cursor{},
+		records:  map[engine.Ticket]engine.Record{},
+		wallets:  map[string]engine.Wallet{},
+		ledger:   map[string][]engine.LedgerEntry{},
+		reveals:  map[engine.Ticket]engine.Reveal{},
+		settings: map[string][]byte{},
 	}}
 }
 
@@ -51,7 +54,8 @@ func (d data) clone() data {
 		ledger[p] = slices.Clip(l) // appends copy, the base stays intact
 	}
 	return data{blocks: d.blocks, cursors: maps.Clone(d.cursors), records: maps.Clone(d.records),
-		wallets: maps.Clone(d.wallets), ledger: ledger, reveals: maps.Clone(d.reveals), journal: d.journal}
+		wallets: maps.Clone(d.wallets), ledger: ledger, reveals: maps.Clone(d.reveals), journal: d.journal,
+		settings: maps.Clone(d.settings), events: slices.Clip(d.events)}
 }
 
 // View runs fn on the current state.
@@ -225,5 +229,38 @@ func (t *tx) PutLedger(l engine.LedgerEntry) error {
 
 func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 	t.d.reveals[tk] = rv
+	return nil
+}
+
+func (t *tx) Setting(name string) ([]byte, bool, error) {
+	v, ok := t.d.settings[name]
+	return v, ok, nil
+}
+
+func (t *tx) PutSetting(name string, v []byte) error {
+	t.d.settings[name] = slices.Clone(v)
+	return nil
+}
+
+func (t *tx) OperatorEvents(from, to uint64, fn func(engine.OperatorEvent) error) error {
+	n := uint64(len(t.d.events))
+	for seq := from; seq >= 1 && seq <= n && (from <= to && seq <= to || from > to && seq >= to); {
+		if err := fn(t.d.events[seq-1]); err != nil {
+			return err
+		}
+		if from <= to {
+			seq++
+		} else {
+			seq--
+		}
+	}
+	return nil
+}
+
+func (t *tx) PutOperatorEvent(e engine.OperatorEvent) error {
+	if e.Seq != uint64(len(t.d.events))+1 {
+		return fmt.Errorf("memstore: operator event %d out of sequence", e.Seq)
+	}
+	t.d.events = append(t.d.events, e)
 	return nil
 }
