@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +22,10 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("STARFORTUNE_AS_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if dir := os.Getenv("STARFORTUNE_TORTURE"); dir != "" {
+		seed, _ := strconv.ParseUint(os.Getenv("STARFORTUNE_TORTURE_SEED"), 10, 64)
+		os.Exit(torture(dir, seed))
 	}
 	os.Exit(m.Run())
 }
@@ -254,4 +260,23 @@ func TestKilledDuringSalesLosesNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "logs", "starfortune.log")); err != nil {
 		t.Fatal("no log file:", err)
 	}
+}
+
+// safeBuffer is a bytes.Buffer written by a child's stderr copier and read
+// by the test.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -339,3 +339,42 @@ func BenchmarkAppend(b *testing.B) {
 		head = j.Head()
 	}
 }
+
+// TestBigEntry: an entry of 10 000 records (a line of about 1.8 MB) spans
+// many of Open's 64 KiB tail reads and Entries' 1 MiB buffer.
+func TestBigEntry(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.sfj")
+	es := entries(t, 2)
+	big := es[1]
+	for len(big.Records) < 10_000 {
+		big.Records = append(big.Records, big.Records...)
+	}
+	big.Records = big.Records[:10_000]
+	es[1] = big
+	j := mustOpen(t, path)
+	appendAll(t, j, es)
+	if st, _ := os.Stat(path); st.Size() < 1<<20 {
+		t.Fatalf("journal of %d bytes: the entry is not big", st.Size())
+	}
+	j.Close()
+	j = mustOpen(t, path)
+	if j.Head() != big.Head() {
+		t.Fatalf("head %d after reopen, want 2", j.Head().Seq)
+	}
+	sameEntries(t, read(t, j), es)
+}
+
+// TestFirstAppendTorn: a crash during the very first append leaves only a
+// fragment; Open cuts it and the journal starts empty.
+func TestFirstAppendTorn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.sfj")
+	es := entries(t, 1)
+	line, _ := journal.AppendLine(nil, es[0])
+	os.WriteFile(path, line[:100], 0o640)
+	j := mustOpen(t, path)
+	if j.Head() != (engine.JournalHead{}) || j.Truncated() != 100 {
+		t.Fatalf("head %+v truncated %d", j.Head(), j.Truncated())
+	}
+	appendAll(t, j, es)
+	sameEntries(t, read(t, j), es)
+}

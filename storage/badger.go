@@ -32,6 +32,7 @@ type Store struct {
 	dir    string
 	log    zerolog.Logger
 	chunks chunkCache
+	disk   diskGuard // free space checked before each Update (check.go)
 
 	stop      chan struct{}
 	gc        sync.WaitGroup
@@ -62,6 +63,9 @@ func DefaultDir() string {
 // written by another schema version, or that Badger cannot open, an error
 // wrapping engine.ErrStorage.
 func Open(dir string, log zerolog.Logger) (*Store, error) {
+	if err := checkDir(dir, log); err != nil {
+		return nil, err
+	}
 	db, err := openDB(dir, log)
 	if err != nil {
 		return nil, err
@@ -70,7 +74,7 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{})}
+	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{}), disk: newDiskGuard(dir)}
 	s.gc.Add(1)
 	go s.gcLoop(gcInterval)
 	log.Info().Str("dir", dir).Uint32("schema", schemaVersion).Msg("storage opened")

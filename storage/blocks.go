@@ -20,6 +20,9 @@ import (
 // A complete block is never overwritten.
 func (s *Store) PutBlock(ctx context.Context, b *engine.Block) error {
 	ref := b.Ref
+	if err := s.disk.check(); err != nil { // Badger's mmapped files would fault on a full disk
+		return err
+	}
 	if len(b.Units)%engine.UnitSize != 0 || b.Len() == 0 {
 		return fmt.Errorf("store block %s: %d bytes is not a whole, non-zero number of units", ref, len(b.Units))
 	}

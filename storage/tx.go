@@ -36,6 +36,9 @@ func (s *Store) Update(ctx context.Context, fn func(engine.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := s.disk.check(); err != nil {
+		return err
+	}
 	var fnErr error
 	err := s.db.Update(func(txn *badger.Txn) error {
 		fnErr = fn(&tx{s: s, txn: txn})

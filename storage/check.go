@@ -1,0 +1,245 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"github.com/dgraph-io/badger/v4"
+	bopt "github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/table"
+	"github.com/dgraph-io/ristretto/v2/z"
+	"github.com/rs/zerolog"
+
+	"starfortune/engine"
+)
+
+// Damage Badger does not report (measured: ../shared/NOTES.md), checked
+// before Badger touches the directory:
+//
+//   - MANIFEST missing while tables exist: Badger would open an empty
+//     database and delete every table.
+//   - A truncated or damaged table file: Badger panics in one of its own
+//     goroutines (which no caller can recover), or with its default checksum
+//     mode serves flipped bytes silently.
+//
+// A truncated or flipped write-ahead log (.mem) cannot be seen from here:
+// Badger replays it up to the damage and drops the rest without a word, and
+// nothing in the directory says how much there was. The journal, which
+// holds every committed transaction, reveals such a gap (its head is ahead
+// of the store's).
+
+// checkDir checks the data directory before Badger opens it. A missing
+// directory is a new store: nothing to check.
+func checkDir(dir string, log zerolog.Logger) error {
+	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
+	}
+	defer d.Close() // releases the lock, just before Badger takes it
+	// Badger's own lock (flock on the directory): a running kiosk compacts
+	// and deletes tables while we would read them.
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("%w: %s", engine.ErrInUse, dir)
+		}
+		return fmt.Errorf("%w: lock %s: %w", engine.ErrStorage, dir, err)
+	}
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return fmt.Errorf("%w: list %s: %w", engine.ErrStorage, dir, err)
+	}
+	var tables, vlogs int
+	manifest := false
+	for _, n := range names {
+		switch {
+		case n == badger.ManifestFilename:
+			manifest = true
+		case strings.HasSuffix(n, ".sst"):
+			tables++
+		case strings.HasSuffix(n, ".vlog"):
+			vlogs++
+		}
+	}
+	if !manifest {
+		if tables+vlogs == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: %w: MANIFEST missing in %s while %d table files (and %d value-log files) exist: "+
+			"refusing to open (Badger would start empty and delete them); restore a backup or run `starfortune recover`",
+			engine.ErrStorage, engine.ErrCorrupt, dir, tables, vlogs)
+	}
+	return checkTables(dir, options(dir, log))
+}
+
+// checkTables opens every table the MANIFEST lists with Badger's own table
+// reader, verifying the index and every block's checksum, as Badger's
+// ChecksumVerificationMode OnTableRead would, except that a damaged table
+// is an error here where Badger would skip it or panic.
+func checkTables(dir string, opt badger.Options) error {
+	mf, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return fmt.Errorf("%w: %w", engine.ErrStorage, err)
+	}
+	m, _, err := badger.ReplayManifestFile(mf, opt.ExternalMagicVersion, opt)
+	mf.Close()
+	if err != nil {
+		return fmt.Errorf("%w: %w: MANIFEST in %s: %w", engine.ErrStorage, engine.ErrCorrupt, dir, err)
+	}
+	for id, tm := range m.Tables {
+		path := table.NewFilename(id, dir)
+		if tm.KeyID != 0 {
+			return fmt.Errorf("%w: %w: table %s is encrypted: not written by this program", engine.ErrStorage, engine.ErrCorrupt, path)
+		}
+		// As Badger's buildTableOptions, but checking every block now.
+		topt := table.Options{
+			ReadOnly:             true,
+			TableSize:            uint64(opt.BaseTableSize),
+			BlockSize:            opt.BlockSize,
+			BloomFalsePositive:   opt.BloomFalsePositive,
+			ChkMode:              bopt.OnTableRead,
+			Compression:          tm.Compression, // as written, like Badger's own open
+			ZSTDCompressionLevel: opt.ZSTDCompressionLevel,
+		}
+		if err := checkTable(path, topt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTable opens one table read-only and closes it again, turning
+// Badger's panics on damaged files into an error.
+func checkTable(path string, topt table.Options) (err error) {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %w: table %s is listed in the MANIFEST but missing", engine.ErrStorage, engine.ErrCorrupt, path)
+	case err == nil && st.Size() == 0:
+		return fmt.Errorf("%w: %w: table %s is damaged: empty", engine.ErrStorage, engine.ErrCorrupt, path)
+	}
+	mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%w: table %s: %w", engine.ErrStorage, path, err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %w: table %s is damaged: Badger panics reading it: %s", engine.ErrStorage, engine.ErrCorrupt, path, panicText(p))
+		}
+		if err != nil {
+			closeMmap(mf)
+		}
+	}()
+	t, err := table.OpenTable(mf, topt)
+	if err != nil {
+		return fmt.Errorf("%w: %w: table %s is damaged: %w", engine.ErrStorage, engine.ErrCorrupt, path, err)
+	}
+	// Not t.DecrRef: at zero it deletes the file. Nothing else refers to
+	// the mapping (no block cache), so unmapping it is all there is to do.
+	if err := t.MmapFile.Close(-1); err != nil {
+		return fmt.Errorf("%w: table %s: %w", engine.ErrStorage, path, err)
+	}
+	return nil
+}
+
+// closeMmap closes a mapping OpenTable may or may not have closed already
+// (it does on some errors, not on others nor on a panic): unmapping twice
+// could unmap memory mapped since at the same address.
+func closeMmap(mf *z.MmapFile) {
+	if _, err := mf.Fd.Stat(); errors.Is(err, os.ErrClosed) {
+		return
+	}
+	mf.Close(-1)
+}
+
+// panicText is a panic's message in one line, without the banners of the
+// debug dump Badger adds to some.
+func panicText(p any) string {
+	var lines []string
+	for l := range strings.Lines(fmt.Sprint(p)) {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "==") {
+			lines = append(lines, l)
+		}
+	}
+	s := strings.Join(lines, "; ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// DefaultReserve is the free space a store keeps on its filesystem: enough
+// for Badger to flush a memtable and start a value-log file. Below it,
+// Update refuses before writing anything, since Badger writes through
+// memory-mapped files, and a write into a full filesystem there is a crash
+// (SIGBUS), not an error.
+const DefaultReserve = 64 << 20
+
+// Options are the store's settings besides its directory.
+type Options struct {
+	// Reserve is the free space to keep on the data directory's
+	// filesystem; 0 means DefaultReserve, a negative value disables the
+	// check.
+	Reserve int64
+}
+
+// OpenWith is Open with options.
+func OpenWith(dir string, log zerolog.Logger, opt Options) (*Store, error) {
+	s, err := Open(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Reserve != 0 {
+		s.disk.reserve = opt.Reserve
+	}
+	return s, nil
+}
+
+// diskGuard refuses writes when the filesystem is nearly full.
+type diskGuard struct {
+	dir     string
+	path    []byte // dir, NUL-terminated, for statfs(2) without an allocation
+	reserve int64
+}
+
+func newDiskGuard(dir string) diskGuard {
+	return diskGuard{dir: dir, path: append([]byte(dir), 0), reserve: DefaultReserve}
+}
+
+const mib = 1 << 20
+
+// check returns an error wrapping engine.ErrStorage and engine.ErrDiskFull
+// when less than the reserve is free. It runs before every commit: one
+// statfs, about a microsecond, no allocation.
+func (g *diskGuard) check() error {
+	if g.reserve < 0 {
+		return nil
+	}
+	free, err := g.free()
+	if err != nil {
+		return fmt.Errorf("%w: free space on %s: %w", engine.ErrStorage, g.dir, err)
+	}
+	if free < uint64(g.reserve) {
+		return fmt.Errorf("%w: %w: %d MiB free on %s, %d MiB reserved: nothing written",
+			engine.ErrStorage, engine.ErrDiskFull, free/mib, g.dir, g.reserve/mib)
+	}
+	return nil
+}
+
+// free is the space an unprivileged writer may still use.
+func (g *diskGuard) free() (uint64, error) {
+	var st syscall.Statfs_t
+	// syscall.Statfs would copy the path into a new C string each time.
+	_, _, errno := syscall.Syscall(syscall.SYS_STATFS, uintptr(unsafe.Pointer(&g.path[0])), uintptr(unsafe.Pointer(&st)), 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return st.Bavail * uint64(st.Bsize), nil
+}
