@@ -115,7 +115,7 @@ func TestRandomKills(t *testing.T) {
 	rounds := killRounds()
 	root := t.TempDir()
 	var dir string
-	printed := map[string][]opLine{}        // per data directory
+	printed := map[string][]opLine{}      // per data directory
 	known := map[string]map[string]bool{} // tickets found at earlier checks
 	kills, ops, startupKills := 0, 0, 0
 	for round := 0; round < rounds; round++ {
