@@ -7,7 +7,7 @@ DATA    ?=
 RUNARGS := $(if $(DATA),--data $(DATA))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run build deps deps-window test unit smoke bench lint clean
+.PHONY: run build deps deps-window test unit smoke soak bench lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -32,6 +32,10 @@ unit: deps-window
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
 smoke: build deps-window
 	./scripts/smoke.sh $(BIN)
+
+## soak: the random-kill test at length (100 SIGKILLs), not part of make test
+soak: deps
+	STARFORTUNE_SOAK_KILLS=$${KILLS:-100} $(GO) test -tags ci -run 'TestRandomKills' -count 1 -timeout 60m -v . | grep -E 'kills|^(ok|FAIL|---)'
 
 ## bench: benchmarks, each against a baseline measured in the same run
 bench: build deps-window

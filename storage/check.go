@@ -131,7 +131,7 @@ func checkTable(path string, topt table.Options) (err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: %w: table %s is damaged: Badger panics reading it: %s", engine.ErrStorage, engine.ErrCorrupt, path, panicText(p))
+			err = fmt.Errorf("%w: %w: table %s is damaged (truncated or overwritten; restore a backup or run `starfortune recover`): %s", engine.ErrStorage, engine.ErrCorrupt, path, panicText(p))
 		}
 		if err != nil {
 			closeMmap(mf)
