@@ -106,7 +106,7 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 		}
 		return nil
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, s := range sales {
 		slots := "-"
 		if s.Reveal.Slots[0] != engine.NoSlot {
@@ -115,7 +115,7 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 				slots += fmt.Sprint("+", s.Reveal.Slots[1]+1)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\tmise %s\tgain %s\t%s → %s\tpalets %s\t%s ; %s\t\n", s.Time.Local().Format("02/01/2006 15:04:05"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\tmise %s\tgain %s\t%s → %s\tpalets %s\t%s ; %s\n", s.Time.Local().Format("02/01/2006 15:04:05"),
 			s.Ticket, s.Player, s.Stake(), s.Prize(), s.BalanceBefore, s.BalanceAfter, slots,
 			describeDrop(s.Unit.Drops[0], s.Stake()), describeDrop(s.Unit.Drops[1], s.Stake()))
 	}
@@ -205,9 +205,19 @@ func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 	if !sale.Done() {
 		state = "déroulement non terminé (le résultat enregistré fait foi)"
 	}
-	fmt.Fprintf(out, "Ticket      %s\nJoueur      %s\nDate        %s\nMise        %s\nGain        %s\nPalet 1     %s\nPalet 2     %s\nDisponibilités %s → %s\nÉtat        %s\n",
-		sale.Ticket, sale.Player, sale.Time.Local().Format("02/01/2006 15:04:05"), sale.Stake(), sale.Prize(),
-		dropLine(sale, 0), dropLine(sale, 1), sale.BalanceBefore, sale.BalanceAfter, state)
+	for _, line := range [][2]string{
+		{"Ticket", sale.Ticket.String()},
+		{"Joueur", sale.Player},
+		{"Date", sale.Time.Local().Format("02/01/2006 15:04:05")},
+		{"Mise", sale.Stake().String()},
+		{"Gain", sale.Prize().String()},
+		{"Palet 1", dropLine(sale, 0)},
+		{"Palet 2", dropLine(sale, 1)},
+		{"Disponibilités", fmt.Sprintf("%s → %s", sale.BalanceBefore, sale.BalanceAfter)},
+		{"État", state},
+	} {
+		fmt.Fprintf(out, "%-16s%s\n", line[0], line[1])
+	}
 	return nil
 }
 

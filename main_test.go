@@ -90,7 +90,7 @@ func TestCommandLine(t *testing.T) {
 	if len(shown) != 1 || shown[0].Ticket != sales[2].Ticket || shown[0].PrizeCents != sales[2].PrizeCents {
 		t.Fatalf("show: %+v", shown)
 	}
-	if out := mustCLI(t, dir, "show", sales[2].Ticket); !strings.Contains(out, "Mise        0,50 €") {
+	if out := mustCLI(t, dir, "show", sales[2].Ticket); !strings.Contains(out, "Mise            0,50 €") {
 		t.Fatalf("show in French:\n%s", out)
 	}
 	var w struct {
