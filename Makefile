@@ -7,7 +7,7 @@ DATA    ?=
 RUNARGS := $(if $(DATA),--data $(DATA))
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: run build deps deps-window test unit smoke soak bench lint clean
+.PHONY: run build deps deps-window test unit smoke soak bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -28,6 +28,7 @@ test: unit smoke
 unit: deps-window
 	$(GO) vet -tags ci ./...
 	$(GO) test -race -tags ci -timeout 20m ./...
+	$(GO) test -tags ci -timeout 10m -run 'TestWholeBlock' .   # too slow under -race: see wholeblock_test.go
 
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
 smoke: build deps-window
@@ -37,9 +38,15 @@ smoke: build deps-window
 soak: deps
 	STARFORTUNE_SOAK_KILLS=$${KILLS:-100} $(GO) test -tags ci -run 'TestRandomKills' -count 1 -timeout 60m -v . | grep -E 'kills|^(ok|FAIL|---)'
 
-## bench: benchmarks, each against a baseline measured in the same run
+## bench: one line per budget, each against a baseline measured in the same
+## run (about 2 minutes; not part of `make test`)
 bench: build deps-window
-	./scripts/bench.sh
+	./scripts/bench.sh $(BIN)
+
+## package: the Linux bundle made by the fyne CLI (bin/package/), installed
+## into a temporary home as a user would and launched under Xvfb
+package: deps-window
+	./scripts/package.sh
 
 ## lint: formatting, vet and staticcheck
 lint: deps

@@ -27,6 +27,10 @@ func (r Report) OK() bool { return len(r.Findings) == 0 }
 // records and ledger entries. progress, if set, is told how many of total steps are done.
 // The error is for an audit that could not run; what it found is in Report.
 func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
+	// Sales wait while the audit runs: the store, the journal and the
+	// lists read first must be the same moment.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	start := time.Now()
 	a := auditor{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
 	var blocks []BlockInfo
@@ -58,7 +62,7 @@ func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Re
 		}
 	}
 	if s.journal != nil {
-		if err := s.store.View(ctx, func(tx ReadTx) error { return a.journal(tx, s.journal) }); err != nil {
+		if err := s.store.View(ctx, func(tx ReadTx) error { return a.journal(tx, s.journal, blocks, wallets) }); err != nil {
 			return Report{}, fmt.Errorf("audit journal: %w", err)
 		}
 	}
@@ -217,27 +221,37 @@ func (a *auditor) wallet(tx ReadTx, w Wallet) error {
 	return nil
 }
 
-// journal cross-checks the store against the journal: every record and
-// ledger entry the journal holds is in the store, byte for byte, and the
-// store holds no record the journal lacks.
-func (a *auditor) journal(tx ReadTx, j Journal) error {
-	records := 0
+// journal cross-checks the store against the journal. The journal's records
+// of each block must form the same chain as the store's (same count, same
+// head hash: then every record is the same, byte for byte), and likewise
+// each player's ledger entries; the journal must end where the store says.
+func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet) error {
+	chains := map[BlockRef]*Cursor{}
+	ledgers := map[string]*Wallet{}
 	var head JournalHead
 	err := j.Entries(func(e JournalEntry) error {
 		head = e.Head()
 		for _, r := range e.Records {
-			records++
-			got, err := tx.Record(r.Ticket)
-			if err != nil || got.Hash() != r.Hash() {
-				a.findf("ticket %s: the journal's record differs from the store's or the store lost it (%v)", r.Ticket, err)
+			c := chains[r.Ticket.Block]
+			if c == nil {
+				c = &Cursor{}
+				chains[r.Ticket.Block] = c
 			}
+			if r.Ticket.Index != c.Served || r.Prev != c.Head {
+				a.findf("ticket %s: the journal's record does not follow the block's previous one (journal entry %d)", r.Ticket, e.Seq)
+			}
+			c.Served, c.Head = r.Ticket.Index+1, r.Hash()
 		}
 		for _, l := range e.Ledger {
-			var got *LedgerEntry
-			err := tx.Ledger(l.Player, l.Seq, l.Seq, func(s LedgerEntry) error { got = &s; return nil })
-			if err != nil || got == nil || got.Hash() != l.Hash() {
-				a.findf("player %s: ledger entry %d differs from the journal's or is missing (%v)", l.Player, l.Seq, err)
+			w := ledgers[l.Player]
+			if w == nil {
+				w = &Wallet{Player: l.Player}
+				ledgers[l.Player] = w
 			}
+			if l.Seq != w.Seq+1 || l.Prev != w.Head {
+				a.findf("player %s: the journal's ledger entry %d does not follow entry %d (journal entry %d)", l.Player, l.Seq, w.Seq, e.Seq)
+			}
+			w.Seq, w.Head = l.Seq, l.Hash()
 		}
 		return nil
 	})
@@ -245,15 +259,38 @@ func (a *auditor) journal(tx ReadTx, j Journal) error {
 		a.findf("journal: %v", err)
 		return nil
 	}
-	if records != a.report.Records {
-		a.findf("journal holds %d history records, the store %d", records, a.report.Records)
+	for _, b := range blocks {
+		c := chains[b.Ref]
+		if c == nil {
+			c = &Cursor{}
+		}
+		if *c != b.Cursor {
+			a.findf("block %s: the journal holds %d sales, the store %d, or their records differ", b.Ref, c.Served, b.Cursor.Served)
+		}
+		delete(chains, b.Ref)
+	}
+	for ref, c := range chains {
+		a.findf("block %s: %d sales in the journal, block unknown to the store", ref, c.Served)
+	}
+	for _, w := range wallets {
+		l := ledgers[w.Player]
+		if l == nil {
+			l = &Wallet{}
+		}
+		if l.Seq != w.Seq || l.Head != w.Head {
+			a.findf("player %s: the journal holds %d ledger entries, the store %d, or they differ", w.Player, l.Seq, w.Seq)
+		}
+		delete(ledgers, w.Player)
+	}
+	for p, l := range ledgers {
+		a.findf("player %s: %d ledger entries in the journal, no wallet in the store", p, l.Seq)
 	}
 	stored, ok, err := tx.Journal()
 	if err != nil {
 		return err
 	}
 	if ok && stored.Head() != head || !ok && head.Seq != 0 {
-		a.findf("journal ends at entry %d, the store at entry %d", head.Seq, stored.Seq)
+		a.findf("the journal ends at entry %d, the store at entry %d", head.Seq, stored.Seq)
 	}
 	return nil
 }
