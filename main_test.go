@@ -280,3 +280,36 @@ func (s *safeBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Any command line gets a clear answer and an exit status, never a panic.
+func FuzzCommandLine(f *testing.F) {
+	for _, s := range []string{
+		"play --stake 1", "play --stake 0,50 --n 3 --batch 2 --json", "play --stake -1", "play --stake 1 --n 0",
+		"history --last 5 --json", "history --last -1", "show 01-050-0001-000000-8", "show 0", "show",
+		"wallet credit --amount 1e9", "wallet payout --amount 0.001", "wallet show --player ''",
+		"blocks --json", "audit --json", "--data", "play --stake", "wallet --player " + strings.Repeat("x", 300) + " show",
+	} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, line string) {
+		args := strings.Fields(line)
+		if len(args) == 0 {
+			return
+		}
+		switch args[0] {
+		case "backup", "restore", "recover", "-kiosk", "--kiosk":
+			return // they write where they are told, or open the window
+		}
+		for _, a := range args {
+			if n, err := strconv.Atoi(strings.TrimLeft(a, "-=n")); err == nil && n > 50 {
+				return // keep each run short
+			}
+		}
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"--data", dir}, args...), &out, &errOut)
+		if code < 0 || code > 2 || code != 0 && errOut.Len() == 0 {
+			t.Fatalf("%q: status %d with stderr %q", line, code, errOut.String())
+		}
+	})
+}
