@@ -1,0 +1,137 @@
+#!/bin/sh
+# The performance report of `make bench`: one line per budget, each measured
+# against its baseline in the same run, on stdout:
+#
+#   BENCH <name> value=<number><unit> baseline=<number><unit> ratio=<value/baseline>
+#
+# Progress, details and the budget verdicts go to stderr; the raw outputs to
+# bin/bench/. Exits 1 if a line could not be measured.
+#
+#   name                    value                               baseline
+#   sale_p50                storage BenchmarkSale p50           storage BenchmarkRawFsync p50 (4 KiB write+fsync), 3 alternating rounds
+#   block_generate_persist  storage BenchmarkBlockPersist       benchbase BenchmarkRawWriteBlock (same 2.55 MB + fsync)
+#   block_audit             storage BenchmarkBlockAudit         benchbase BenchmarkAuditFloor (file read + SHA-256 + regeneration)
+#   batch_sales_per_s       storage BenchmarkBatchSales         the same sales one per durable transaction (1 / BenchmarkSale)
+#   last_unit_lookup_1M     storage BenchmarkLastUnit (1M)      benchbase BenchmarkBadgerGet1Key
+#   board_frame_render      ui BenchmarkBoardRender             benchbase BenchmarkBlankFrame (same renderer and size)
+#   startup_to_first_frame  benchwin on the game (median of 5)  benchwin on scripts/hello, runs interleaved
+#   rss_playing_mb          benchwin -play on the game          benchwin on scripts/hello
+#
+# Temporary databases go to BENCH_DIR (default: beside the game's data
+# directory, $XDG_DATA_HOME or ~/.local/share), so that fsyncs hit the disk
+# the kiosk writes to. BENCH_RUNS sets the number of window starts (5).
+set -eu
+self=$(realpath "$0")
+cd "$(dirname "$self")/.."
+out=bin/bench
+RUNS=${BENCH_RUNS:-5}
+XVFB="-screen 0 1280x1024x24 -nolisten tcp"
+
+if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
+	game=$2 data=$3
+	for i in $(seq 1 "$RUNS"); do
+		echo "bench: window start $i/$RUNS" >&2
+		$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 1s -- $out/hello | sed 's/^/hello start /'
+		$out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$data" | sed 's/^/game start /'
+	done
+	echo "bench: playing a unit in the window (20 s), then the hello window as long" >&2
+	$out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 20s -- "$game" --data "$data" | sed 's/^/game play /'
+	$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 20s -- $out/hello | sed 's/^/hello play /'
+	exit 0
+fi
+
+BIN=$(realpath "${1:-bin/starfortune}")
+[ -x "$BIN" ] || { echo "bench: $BIN missing: run make build" >&2; exit 1; }
+mkdir -p "$out"
+datahome=${XDG_DATA_HOME:-$HOME/.local/share}
+case $datahome in /*) ;; *) datahome=$HOME/.local/share ;; esac
+mkdir -p "${BENCH_DIR:-$datahome}"
+work=$(mktemp -d "${BENCH_DIR:-$datahome}/starfortune-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export TMPDIR="$work"
+echo "bench: temporary databases in $work ($(df --output=source,fstype "$work" | tail -1 | tr -s ' '))" >&2
+
+echo "bench: building the benchmarks" >&2
+go test -c -o $out/storage.test ./storage
+go test -c -tags ci -o $out/benchbase.test ./scripts/benchbase
+uitest=yes
+go test -c -tags ci -o $out/ui.test ./ui || { uitest=; echo "bench: the ui benchmarks do not compile: board_frame_render will be missing" >&2; }
+go build -o $out/hello ./scripts/hello
+go build -o $out/benchwin ./scripts/benchwin
+
+raw=$out/raw.txt
+: >$out/window.log
+: >"$raw"
+bench() { # bench DIR TESTBIN REGEX BENCHTIME
+	echo "bench: $3 ($2)" >&2
+	(cd "$1" && "$OLDPWD/$2" -test.run '^$' -test.bench "$3" -test.benchtime "$4") 2>&1 |
+		grep -v -e '^Fyne error' -e '^  Cause:' -e '^  At:' -e 'Error parsing user locale' -e 'tag is not well-formed' -e 'lang/locale.go' >>"$raw" || true
+}
+# The disk is shared: sales and raw fsyncs alternate, three rounds, medians.
+for _ in 1 2 3; do bench storage $out/storage.test '^(BenchmarkRawFsync|BenchmarkSale)$' 1000x; done
+bench storage $out/storage.test '^BenchmarkBatchSales$' 100x
+bench storage $out/storage.test '^(BenchmarkBlockPersist|BenchmarkBlockAudit)$' 20x
+bench storage $out/storage.test '^BenchmarkLastUnit$' 1s
+bench scripts/benchbase $out/benchbase.test '.' 1s
+[ -n "$uitest" ] && bench ui $out/ui.test '^(BenchmarkBoardRender|BenchmarkFrameUpdate)$' 1s
+
+echo "bench: window start and memory under Xvfb" >&2
+"$BIN" --data "$work/game" blocks >/dev/null 2>&1 # draw the blocks first: measure a kiosk's restart, not its first day
+xvfb-run -a -s "$XVFB" "$self" --windows "$BIN" "$work/game" 2>&1 >>"$raw" |
+	grep -v -e 'Fyne error' -e 'Cause:' -e 'At:' >&2 || true
+
+# median: the median of the numbers on stdin, one a line.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+# metric NAME UNIT: the value printed before UNIT on the lines of benchmark
+# NAME (the median when it ran more than once).
+metric() {
+	awk -v name="$1" -v unit="$2" '$1 ~ "^" name "(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i + 1) == unit) print $i }' "$raw" | median
+}
+# window WHO WHAT KEY: the median of KEY over the benchwin lines "WHO WHAT ...".
+window() {
+	grep "^$1 $2 " "$raw" | tr ' ' '\n' | sed -n "s/^$3=//p" | median
+}
+
+missing=0
+# line NAME VALUE BASELINE UNIT SCALE DECIMALS: both numbers are divided by SCALE.
+line() {
+	if [ -z "$2" ] || [ -z "$3" ]; then
+		echo "bench: $1: NOT MEASURED (value '${2}', baseline '${3}'; see $raw)" >&2
+		missing=1
+		return
+	fi
+	awk -v n="$1" -v v="$2" -v b="$3" -v u="$4" -v s="$5" -v d="$6" 'BEGIN {
+		fmt = "BENCH %s value=%." d "f%s baseline=%." d "f%s ratio=%.2f\n"
+		printf fmt, n, v / s, u, b / s, u, (b == 0 ? 0 : v / b)
+	}' | tee -a $out/results.txt
+}
+: >$out/results.txt
+sale_ns=$(metric BenchmarkSale ns/op)
+line sale_p50 "$(metric BenchmarkSale p50-µs)" "$(metric BenchmarkRawFsync p50-µs)" ms 1000 3
+line block_generate_persist "$(metric BenchmarkBlockPersist ns/op)" "$(metric BenchmarkRawWriteBlock ns/op)" ms 1000000 1
+line block_audit "$(metric BenchmarkBlockAudit ns/op)" "$(metric BenchmarkAuditFloor ns/op)" ms 1000000 1
+line batch_sales_per_s "$(metric BenchmarkBatchSales units/s)" "$([ -n "$sale_ns" ] && awk -v n="$sale_ns" 'BEGIN { print 1e9 / n }')" /s 1 0
+line last_unit_lookup_1M "$(metric BenchmarkLastUnit ns/op)" "$(metric BenchmarkBadgerGet1Key ns/op)" us 1000 1
+line board_frame_render "$(metric BenchmarkBoardRender ns/op)" "$(metric BenchmarkBlankFrame ns/op)" ms 1000000 1
+line startup_to_first_frame "$(window game start first_frame_ms)" "$(window hello start first_frame_ms)" ms 1 0
+line rss_playing_mb "$(window game play rss_kb)" "$(window hello play rss_kb)" MB 1024 1
+
+# The budgets of issue 7, for the reader (stderr).
+records=$(metric BenchmarkLastUnit records)
+echo "bench: resident memory after play, anonymous + file-backed: game $(window game play rss_anon_kb) + $(window game play rss_file_kb) kB, hello $(window hello play rss_anon_kb) + $(window hello play rss_file_kb) kB; window mapped after $(window game start mapped_ms) ms (hello $(window hello start mapped_ms) ms)" >&2
+echo "bench: history records behind last_unit_lookup_1M: ${records:-?}; UI tick (BenchmarkFrameUpdate): $(metric BenchmarkFrameUpdate ns/op) ns" >&2
+awk '
+function verdict(ok) { return ok ? "ok" : "MISSED" }
+{ split($3, v, "="); split($4, b, "="); split($5, r, "="); val = v[2] + 0; ratio = r[2] + 0 }
+$2 == "sale_p50"               { print "budget sale_p50 <= 1.3x raw fsync: " verdict(ratio <= 1.3) }
+$2 == "block_generate_persist" { print "budget block_generate_persist <= 150 ms: " verdict(val <= 150) }
+$2 == "block_audit"            { print "budget block_audit <= 150 ms: " verdict(val <= 150) }
+$2 == "batch_sales_per_s"      { print "budget batch_sales_per_s >= 100000/s: " verdict(val >= 100000) }
+$2 == "last_unit_lookup_1M"    { print "budget last_unit_lookup_1M <= 5 ms: " verdict(val <= 5000) }
+$2 == "board_frame_render"     { print "budget board_frame_render well under 16 ms: " verdict(val < 16) " (software renderer; the blank frame itself takes " b[2] ")" }
+$2 == "startup_to_first_frame" { print "budget startup_to_first_frame <= 1.5x hello: " verdict(ratio <= 1.5) }
+$2 == "rss_playing_mb"         { print "budget rss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
+' $out/results.txt | sed 's/^/bench: /' >&2
+exit $missing
