@@ -19,13 +19,15 @@ import (
 type command func(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error
 
 var commands = map[string]command{
-	"backup":  cmdBackup,
-	"play":    cmdPlay,
-	"history": cmdHistory,
-	"show":    cmdShow,
-	"blocks":  cmdBlocks,
-	"wallet":  cmdWallet,
-	"audit":   cmdAudit,
+	"backup":   cmdBackup,
+	"play":     cmdPlay,
+	"history":  cmdHistory,
+	"show":     cmdShow,
+	"blocks":   cmdBlocks,
+	"wallet":   cmdWallet,
+	"audit":    cmdAudit,
+	"operator": cmdOperator,
+	"report":   cmdReport,
 }
 
 // usageError is a mistake in the command line (exit status 2).

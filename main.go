@@ -100,7 +100,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		err = withGame(ctx, d, logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			if cmd == "" {
-				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: time.Minute})
+				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: time.Minute,
+					Version: version, Commit: commit(), BinarySHA256: binarySHA256(), ExportDir: filepath.Join(string(d), "exports")})
 			}
 			return command(ctx, svc, store, rest, stdout)
 		})

@@ -11,7 +11,8 @@ import (
 )
 
 // Game is what the window needs of the engine. *engine.Service satisfies it;
-// tests may stand in their own.
+// tests may stand in their own. A Game that is also an Operator opens the
+// operator panel; otherwise the panel is unavailable.
 type Game interface {
 	// Sell sells units durably; the window always asks for one.
 	Sell(ctx context.Context, req engine.SellRequest) ([]engine.Sale, error)
@@ -41,6 +42,12 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Language of the labels ("fr" when empty).
 	Language string
+	// Version, Commit and BinarySHA256 identify the running program; the
+	// operator panel shows them (program authentication on demand).
+	Version, Commit, BinarySHA256 string
+	// ExportDir receives the operator panel's CSV exports (a temporary
+	// directory when empty).
+	ExportDir string
 }
 
 func (o Options) withDefaults() Options {

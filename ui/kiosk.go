@@ -59,6 +59,8 @@ type Kiosk struct {
 	idle    *time.Timer
 	idleGen int
 
+	oper operatorState
+
 	calls    sync.WaitGroup
 	applying sync.Mutex
 }
@@ -94,7 +96,7 @@ func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
 
 	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}}
 	keys := &canvas.Text{Text: lang.L("Keys: 1 2 3 pick a puck · Enter PLAY · Space GO"), Color: colDim, TextSize: 14}
-	header := container.NewHBox(title, layout.NewSpacer(), container.NewCenter(keys))
+	header := container.NewHBox(k.withCorner(title), layout.NewSpacer(), container.NewCenter(keys))
 	k.side = container.NewStack(k.controls, k.history)
 	sideBg := &canvas.Rectangle{FillColor: colPanel}
 	sideBg.FillColor = colNight
@@ -107,8 +109,8 @@ func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
 	k.win.Canvas().SetOnTypedKey(k.typedKey)
 	if o.Kiosk {
 		k.win.SetFullScreen(true)
-		k.win.SetCloseIntercept(k.confirmQuit)
 	}
+	k.setupOperator()
 	k.update()
 	k.start()
 	return k
@@ -457,6 +459,9 @@ func errorText(err error) string {
 
 // typedKey is the keypad: 1/2/3 pick a puck, Enter is JOUER, Space is GO.
 func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
+	if k.oper.active() { // the attendant's keys are not the player's
+		return
+	}
 	switch ev.Name {
 	case fyne.Key1:
 		k.Pick(0)
@@ -473,8 +478,8 @@ func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
 	}
 }
 
-// confirmQuit asks before the kiosk window closes (the operator PIN will
-// replace it).
+// confirmQuit asks before the kiosk window closes when the game has no
+// operator side (in kiosk mode the operator PIN is asked instead).
 func (k *Kiosk) confirmQuit() {
 	msg := widget.NewLabel(lang.L("The terminal will close."))
 	dialog.NewCustomConfirm(lang.L("Leave Star Fortune?"), lang.L("Quit"), lang.L("Cancel"), msg, func(ok bool) {

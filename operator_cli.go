@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"golang.org/x/term"
+
+	"starfortune/engine"
+	"starfortune/storage"
+)
+
+// pinInput is where set-pin reads the PIN: the terminal without echo when
+// it is one, else two lines (scripts, tests).
+var pinInput io.Reader = os.Stdin
+
+// cmdOperator is `operator set-pin` and `operator log [--last N] [--json]`.
+func cmdOperator(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return usageError{errors.New("say set-pin or log")}
+	}
+	switch args[0] {
+	case "set-pin":
+		return cmdSetPIN(ctx, svc, args[1:], out)
+	case "log":
+		return cmdOperatorLog(ctx, svc, args[1:], out)
+	}
+	return usageError{fmt.Errorf("say set-pin or log (got %q)", args[0])}
+}
+
+func cmdSetPIN(ctx context.Context, svc *engine.Service, args []string, out io.Writer) error {
+	if len(args) > 0 {
+		return usageError{errors.New("set-pin takes no argument: the PIN is asked, never given on the command line")}
+	}
+	read := readPINs(pinInput)
+	pin, err := read("Nouveau code PIN opérateur (4 à 12 chiffres) : ")
+	if err != nil {
+		return err
+	}
+	if err := engine.CheckPIN(pin); err != nil {
+		return usageError{err}
+	}
+	again, err := read("Confirmez le code PIN : ")
+	if err != nil {
+		return err
+	}
+	if again != pin {
+		return usageError{errors.New("the two PINs differ: nothing changed")}
+	}
+	if err := svc.SetPIN(ctx, pin); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(out, "operator PIN set")
+	return err
+}
+
+// readPINs returns a reader of one PIN per call: from the terminal without
+// echo (prompting on stderr), or a line of in otherwise.
+func readPINs(in io.Reader) func(prompt string) (string, error) {
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return func(prompt string) (string, error) {
+			fmt.Fprint(os.Stderr, prompt)
+			b, err := term.ReadPassword(int(f.Fd()))
+			fmt.Fprintln(os.Stderr)
+			if err != nil {
+				return "", fmt.Errorf("read PIN: %w", err)
+			}
+			return strings.TrimSpace(string(b)), nil
+		}
+	}
+	sc := bufio.NewScanner(in)
+	return func(string) (string, error) {
+		if !sc.Scan() {
+			if err := sc.Err(); err != nil {
+				return "", fmt.Errorf("read PIN: %w", err)
+			}
+			return "", usageError{errors.New("give the PIN twice, one per line, on standard input")}
+		}
+		return strings.TrimSpace(sc.Text()), nil
+	}
+}
+
+type operatorEventJSON struct {
+	Seq    uint64 `json:"seq"`
+	Time   string `json:"time"`
+	Actor  string `json:"actor"`
+	Action string `json:"action"`
+	Detail string `json:"detail"`
+}
+
+func cmdOperatorLog(ctx context.Context, svc *engine.Service, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("operator log", flag.ContinueOnError)
+	last := fs.Int("last", 20, "number of events, newest first")
+	asJSON := fs.Bool("json", false, "one JSON object per line")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
+	}
+	if *last < 1 {
+		return usageError{errors.New("--last must be at least 1")}
+	}
+	events, err := svc.OperatorLog(ctx, *last)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		for _, e := range events {
+			if err := enc.Encode(operatorEventJSON{e.Seq, e.Time.Format(time.RFC3339), e.Actor, e.Action, e.Detail}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(events) == 0 {
+		_, err := fmt.Fprintln(out, "the operator log is empty")
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, e := range events {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("02/01/2006 15:04:05"), e.Actor, e.Action, e.Detail)
+	}
+	return tw.Flush()
+}
+
+// cmdReport is the block report: per block, units served and left, left
+// per prize tier, prizes paid, payout so far against the table's; --csv
+// for spreadsheets (amounts in euros with a point), --json in cents.
+func cmdReport(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	asCSV := fs.Bool("csv", false, "CSV with a header line, amounts in euros (decimal point)")
+	asJSON := fs.Bool("json", false, "one JSON object per line, amounts in cents")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
+	}
+	rep, err := svc.BlockReport(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asCSV:
+		return engine.WriteBlockReportCSV(out, rep)
+	case *asJSON:
+		enc := json.NewEncoder(out)
+		for _, b := range rep {
+			seed := ""
+			if b.Exhausted() {
+				seed = fmt.Sprintf("%x", b.Seed)
+			}
+			if err := enc.Encode(struct {
+				Block       string  `json:"block"`
+				StakeCents  int64   `json:"stake_cents"`
+				Size        uint32  `json:"size"`
+				Served      uint32  `json:"served"`
+				Left        uint32  `json:"left"`
+				LeftByTier  []int   `json:"left_by_tier"` // in the order of the prize table, losing units last
+				PaidCents   int64   `json:"paid_cents"`
+				SalesCents  int64   `json:"sales_cents"`
+				PayoutRatio float64 `json:"payout_ratio"`
+				TableRatio  float64 `json:"table_ratio"`
+				Commitment  string  `json:"commitment"`
+				Seed        string  `json:"seed"`
+			}{b.Ref.String(), int64(b.Ref.Stake), b.Size, b.Served, b.Left, b.LeftByTier[:], int64(b.Paid), int64(b.Sales),
+				b.Ratio(), engine.TablePayoutRatio(), b.Commitment.String(), seed}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "BLOC\tMISE\tVENDUES\tRESTANTES\tGAINS PAYÉS\tTAUX (table %.0f %%)\t\n", 100*engine.TablePayoutRatio())
+	for _, b := range rep {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.2f %%\t\n", b.Ref, b.Ref.Stake, b.Served, b.Left, b.Paid, 100*b.Ratio())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nRestantes par gain (× mise) :")
+	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "BLOC\t")
+	for _, t := range engine.PrizeTable {
+		if t.Multiple == 0 {
+			fmt.Fprint(tw, "perdantes\t")
+		} else {
+			fmt.Fprintf(tw, "%d×\t", t.Multiple)
+		}
+	}
+	fmt.Fprintln(tw)
+	for _, b := range rep {
+		fmt.Fprintf(tw, "%s\t", b.Ref)
+		for _, n := range b.LeftByTier {
+			fmt.Fprintf(tw, "%d\t", n)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nEngagements et graines :")
+	for _, b := range rep {
+		seed := "graine secrète jusqu'à épuisement"
+		if b.Exhausted() {
+			seed = fmt.Sprintf("graine %x", b.Seed)
+		}
+		fmt.Fprintf(out, "%s  engagement %s  %s\n", b.Ref, b.Commitment, seed)
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/driver/mobile"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
+
+// Operator is what the operator panel needs of the engine, besides Game.
+// *engine.Service satisfies it.
+type Operator interface {
+	// PINSet reports whether an operator PIN exists (none: panel disabled).
+	PINSet(ctx context.Context) (bool, error)
+	// Login checks the PIN; engine.ErrBadPIN, *engine.LockedError, engine.ErrNoPIN.
+	Login(ctx context.Context, pin string) error
+	// RecordOperator appends an action to the durable operator log.
+	RecordOperator(ctx context.Context, actor, action, detail string) error
+	OperatorLog(ctx context.Context, limit int) ([]engine.OperatorEvent, error)
+	Lookup(ctx context.Context, t engine.Ticket) (engine.Sale, error)
+	Players(ctx context.Context) ([]string, error)
+	Wallet(ctx context.Context, player string) (engine.Wallet, error)
+	LedgerPage(ctx context.Context, player string, limit int) ([]engine.LedgerEntry, error)
+	OperatorCredit(ctx context.Context, player string, amount engine.Cents) (engine.LedgerEntry, error)
+	OperatorPayout(ctx context.Context, player string, amount engine.Cents) (engine.LedgerEntry, error)
+	BlockReport(ctx context.Context) ([]engine.BlockStatus, error)
+	Audit(ctx context.Context, progress func(done, total int)) (engine.Report, error)
+}
+
+var _ Operator = (*engine.Service)(nil)
+
+// OperatorShortcut opens the operator panel (after the PIN).
+var OperatorShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
+
+// cornerHold is how long the top-left corner must be held to ask for the
+// operator PIN on a touch screen.
+var cornerHold = 2 * time.Second
+
+// operatorState is the kiosk's operator side: nil op means unavailable.
+type operatorState struct {
+	op     Operator
+	pad    *PINPad
+	padDlg dialog.Dialog
+	panel  *OperatorPanel
+	corner *cornerPress
+	// replaying: the panel is set aside while the board replays a unit.
+	replaying bool
+}
+
+// active reports whether an operator session or PIN entry is on screen:
+// the player's keys are then ignored.
+func (o *operatorState) active() bool { return o.pad != nil || o.panel != nil }
+
+// setupOperator hooks the shortcut and the kiosk-mode close interception.
+func (k *Kiosk) setupOperator() {
+	k.oper.op, _ = k.game.(Operator)
+	k.win.Canvas().AddShortcut(OperatorShortcut, func(fyne.Shortcut) { k.OpenOperator() })
+	if k.opts.Kiosk {
+		k.win.SetCloseIntercept(k.askToClose)
+	}
+}
+
+// OpenOperator asks for the operator PIN, then opens the panel.
+func (k *Kiosk) OpenOperator() {
+	if k.oper.panel != nil {
+		if k.oper.replaying {
+			k.backToPanel()
+		}
+		return
+	}
+	k.askPIN(lang.L("Operator access"), k.showPanel)
+}
+
+// askToClose is the window's close button in kiosk mode: the operator PIN,
+// then the terminal closes.
+func (k *Kiosk) askToClose() {
+	if k.oper.op == nil {
+		k.confirmQuit()
+		return
+	}
+	k.askPIN(lang.L("Close the terminal"), func() {
+		k.recordOperatorThen("close-terminal", "window closed with the operator PIN", k.win.Close)
+	})
+}
+
+// askPIN shows the PIN pad (or why it cannot) and runs then once the
+// engine accepted the PIN.
+func (k *Kiosk) askPIN(title string, then func()) {
+	if k.oper.pad != nil {
+		return
+	}
+	if k.oper.op == nil {
+		dialog.ShowInformation(lang.L("Operator access"), lang.L("The operator panel is not available on this terminal."), k.win)
+		return
+	}
+	op := k.oper.op
+	k.call(false, func(ctx context.Context) func() {
+		set, err := op.PINSet(ctx)
+		return func() {
+			switch {
+			case err != nil:
+				k.showOperatorError(err)
+			case !set:
+				msg := widget.NewLabel(lang.L("The operator panel is disabled: no operator PIN is set. Set one on the command line: starfortune operator set-pin"))
+				msg.Wrapping = fyne.TextWrapWord
+				d := dialog.NewCustom(lang.L("Operator access"), lang.L("OK"), msg, k.win)
+				d.Resize(fyne.NewSize(520, 240))
+				d.Show()
+			default:
+				k.showPINPad(title, then)
+			}
+		}
+	})
+}
+
+func (k *Kiosk) showPINPad(title string, then func()) {
+	pad := NewPINPad()
+	k.oper.pad = pad
+	d := dialog.NewCustomWithoutButtons(title, pad, k.win)
+	k.oper.padDlg = d
+	closePad := func() {
+		d.Hide()
+		k.oper.pad, k.oper.padDlg = nil, nil
+	}
+	pad.OnCancel = closePad
+	pad.OnSubmit = func(pin string) {
+		pad.SetBusy(true)
+		op := k.oper.op
+		k.call(false, func(ctx context.Context) func() {
+			err := op.Login(ctx, pin)
+			return func() {
+				pad.SetBusy(false)
+				if err != nil {
+					pad.Fail(loginError(err))
+					return
+				}
+				closePad()
+				then()
+			}
+		})
+	}
+	d.Resize(fyne.NewSize(440, 560))
+	d.Show()
+	k.win.Canvas().Focus(pad.entry)
+}
+
+// loginError is the attendant's message for a refused PIN.
+func loginError(err error) string {
+	var locked *engine.LockedError
+	switch {
+	case errors.As(err, &locked):
+		return lang.L("Too many wrong PINs: access locked for {{.N}} more min.", nth(int(math.Ceil(locked.Remaining.Minutes()))))
+	case errors.Is(err, engine.ErrBadPIN):
+		var left int
+		if _, e := fmt.Sscanf(err.Error()[len(engine.ErrBadPIN.Error()):], " (%d attempts left)", &left); e == nil {
+			return lang.L("Wrong PIN ({{.N}} attempts left)", nth(left))
+		}
+		return lang.L("Wrong PIN")
+	case errors.Is(err, engine.ErrNoPIN):
+		return lang.L("No operator PIN is set: starfortune operator set-pin")
+	}
+	return lang.L("The PIN could not be checked: {{.Err}}", map[string]any{"Err": err.Error()})
+}
+
+func (k *Kiosk) showOperatorError(err error) {
+	fyne.LogError("operator", err)
+	dialog.ShowError(err, k.win)
+}
+
+// PINPad returns the PIN pad on screen, or nil.
+func (k *Kiosk) PINPad() *PINPad { return k.oper.pad }
+
+// OperatorPanel returns the operator panel while a session is open, or nil.
+func (k *Kiosk) OperatorPanel() *OperatorPanel { return k.oper.panel }
+
+// showPanel opens an operator session: the panel replaces the game.
+func (k *Kiosk) showPanel() {
+	p := newOperatorPanel(k)
+	k.oper.panel = p
+	k.win.SetContent(p)
+	p.start()
+}
+
+// closePanel ends the operator session and returns to the game.
+func (k *Kiosk) closePanel() {
+	if k.oper.panel == nil {
+		return
+	}
+	k.oper.panel, k.oper.replaying = nil, false
+	k.recordOperator("logout", "")
+	k.leaveRecall()
+	k.win.SetContent(k.content)
+	k.loadHistory(0)
+	k.touched()
+}
+
+// replayForOperator shows the board replaying s, with a bar leading back
+// to the panel.
+func (k *Kiosk) replayForOperator(s engine.Sale) error {
+	if k.sale != nil || k.busy {
+		return errors.New(lang.L("A game is in progress on the terminal: replay after it ends."))
+	}
+	k.oper.replaying = true
+	back := widget.NewButtonWithIcon(lang.L("Back to the operator panel"), theme.NavigateBackIcon(), k.backToPanel)
+	back.Importance = widget.HighImportance
+	bar := container.NewBorder(nil, nil, valueLabel(lang.L("Operator: replay of ticket {{.Ticket}}", map[string]any{"Ticket": s.Ticket.String()})), back)
+	k.win.SetContent(container.NewBorder(container.NewPadded(bar), nil, nil, nil, k.content))
+	k.recordOperator("replay", s.Ticket.String())
+	k.Recall(s)
+	return nil
+}
+
+func (k *Kiosk) backToPanel() {
+	if k.oper.panel == nil {
+		return
+	}
+	k.oper.replaying = false
+	k.leaveRecall()
+	k.win.SetContent(k.oper.panel)
+}
+
+// leaveKiosk ends kiosk mode from the panel: windowed, closing freely.
+func (k *Kiosk) leaveKiosk() {
+	k.recordOperator("leave-kiosk", "full screen left")
+	k.opts.Kiosk = false
+	k.win.SetFullScreen(false)
+	k.win.SetCloseIntercept(func() { k.win.Close() })
+}
+
+// recordOperator appends an action of the panel to the operator log.
+func (k *Kiosk) recordOperator(action, detail string) { k.recordOperatorThen(action, detail, nil) }
+
+// recordOperatorThen records the action, then runs then (if set) on the UI
+// thread, whether or not the record could be written (it is logged).
+func (k *Kiosk) recordOperatorThen(action, detail string, then func()) {
+	op := k.oper.op
+	if op == nil {
+		if then != nil {
+			then()
+		}
+		return
+	}
+	k.call(false, func(ctx context.Context) func() {
+		err := op.RecordOperator(ctx, engine.ActorOperator, action, detail)
+		return func() {
+			if err != nil {
+				fyne.LogError("operator log", err)
+			}
+			if then != nil {
+				then()
+			}
+		}
+	})
+}
+
+// cornerPress covers the top-left corner: held for cornerHold, it asks for
+// the operator PIN (touch kiosks have no keyboard for the shortcut).
+type cornerPress struct {
+	widget.BaseWidget
+	onHold func()
+	gen    atomic.Int64 // each press and release; a hold fires if unchanged (atomic: the test driver's fyne.Do runs on the timer's goroutine)
+}
+
+func newCornerPress(onHold func()) *cornerPress {
+	c := &cornerPress{onHold: onHold}
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *cornerPress) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewWithoutLayout())
+}
+
+func (c *cornerPress) press() {
+	gen := c.gen.Add(1)
+	time.AfterFunc(cornerHold, func() {
+		fyne.Do(func() {
+			if c.gen.CompareAndSwap(gen, gen+1) {
+				c.onHold()
+			}
+		})
+	})
+}
+
+func (c *cornerPress) release() { c.gen.Add(1) }
+
+// MouseDown is part of desktop.Mouseable (a touch screen on a desktop
+// driver reports touches as the left button).
+func (c *cornerPress) MouseDown(*desktop.MouseEvent) { c.press() }
+
+// MouseUp is part of desktop.Mouseable.
+func (c *cornerPress) MouseUp(*desktop.MouseEvent) { c.release() }
+
+// TouchDown is part of mobile.Touchable.
+func (c *cornerPress) TouchDown(*mobile.TouchEvent) { c.press() }
+
+// TouchUp is part of mobile.Touchable.
+func (c *cornerPress) TouchUp(*mobile.TouchEvent) { c.release() }
+
+// TouchCancel is part of mobile.Touchable.
+func (c *cornerPress) TouchCancel(*mobile.TouchEvent) { c.release() }
+
+// withCorner lays the long-press area over obj (the title, top left).
+func (k *Kiosk) withCorner(obj fyne.CanvasObject) fyne.CanvasObject {
+	k.oper.corner = newCornerPress(k.OpenOperator)
+	return container.NewStack(obj, k.oper.corner)
+}

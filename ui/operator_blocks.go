@@ -1,0 +1,284 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"os"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
+
+// blocksView is the Blocks tab: per stake, charts of the open block (units
+// served and left, payout so far against the table's 70 %, units left per
+// prize tier), then every block with its commitment, and the seed of each
+// sold-out one.
+type blocksView struct {
+	p       *OperatorPanel
+	stakes  *fyne.Container
+	list    *fyne.Container
+	body    *fyne.Container
+	report  []engine.BlockStatus
+	content fyne.CanvasObject
+}
+
+func newBlocksView(p *OperatorPanel) *blocksView {
+	v := &blocksView{p: p, stakes: container.NewGridWithColumns(len(engine.Stakes)), list: container.NewVBox()}
+	refresh := widget.NewButtonWithIcon(lang.L("Refresh"), theme.ViewRefreshIcon(), v.load)
+	export := widget.NewButtonWithIcon(lang.L("Export CSV"), theme.DocumentSaveIcon(), v.export)
+	top := container.NewBorder(nil, nil, heading(lang.L("Blocks and emission per stake")), container.NewHBox(refresh, export))
+	v.body = container.NewVBox(v.stakes, heading(lang.L("All blocks")), v.list)
+	v.content = container.NewBorder(top, nil, nil, nil, container.NewVScroll(v.body))
+	return v
+}
+
+func (v *blocksView) load() {
+	v.p.call(func(ctx context.Context) func() {
+		rep, err := v.p.op.BlockReport(ctx)
+		return func() {
+			if err != nil {
+				v.p.fail(err)
+				return
+			}
+			v.show(rep)
+		}
+	})
+}
+
+// Report is the block report the tab shows.
+func (p *OperatorPanel) Report() []engine.BlockStatus { return p.blocks.report }
+
+func (v *blocksView) show(rep []engine.BlockStatus) {
+	v.report = rep
+	v.stakes.Objects = nil
+	for _, stake := range engine.Stakes {
+		var open *engine.BlockStatus
+		sold, total := 0, 0
+		for i := range rep {
+			b := &rep[i]
+			if b.Ref.Stake != stake {
+				continue
+			}
+			total++
+			if b.Exhausted() {
+				sold++
+			} else if open == nil {
+				open = b
+			}
+		}
+		v.stakes.Add(stakeCard(stake, open, sold, total))
+	}
+	v.stakes.Refresh()
+	v.list.Objects = nil
+	for _, b := range rep {
+		v.list.Add(blockLine(b))
+	}
+	v.body.Refresh() // lays the grown children out again
+}
+
+func (v *blocksView) export() {
+	rep := v.report
+	dir := v.p.k.exportDir()
+	v.p.call(func(ctx context.Context) func() {
+		path, err := writeExport(dir, "blocs", func(f *os.File) error { return engine.WriteBlockReportCSV(f, rep) })
+		if err == nil {
+			v.p.op.RecordOperator(ctx, engine.ActorOperator, "export", "block report to "+path)
+		}
+		return func() {
+			if err != nil {
+				v.p.fail(err)
+				return
+			}
+			v.p.say(lang.L("Block report exported to {{.Path}}", map[string]any{"Path": path}), false)
+		}
+	})
+}
+
+// stakeCard charts the open block of a stake.
+func stakeCard(stake engine.Cents, b *engine.BlockStatus, sold, total int) fyne.CanvasObject {
+	title := &canvas.Text{Text: lang.L("Stake {{.Amount}}", amount(stake)), Color: colGold, TextSize: 22, TextStyle: fyne.TextStyle{Bold: true}}
+	emission := dimLabel(lang.L("{{.Sold}} of {{.Total}} blocks sold out", map[string]any{"Sold": sold, "Total": total}))
+	if b == nil {
+		return card(container.NewVBox(title, emission, valueLabel(lang.L("Stake closed: every block is sold"))))
+	}
+	served := newGauge(float64(b.Served)/float64(b.Size), -1, colGold,
+		lang.L("{{.Served}} sold · {{.Left}} left", map[string]any{"Served": group(int(b.Served)), "Left": group(int(b.Left))}))
+	table := engine.TablePayoutRatio()
+	scale := max(1, b.Ratio()*1.05) // the gauge reads 0 to 100 %, or to the ratio when an early big prize lifts it above
+	ratioCol := colCyan
+	if b.Ratio() > table {
+		ratioCol = colMagenta
+	}
+	ratio := newGauge(b.Ratio()/scale, table/scale, ratioCol,
+		lang.L("{{.Ratio}} paid ({{.Paid}}) · table {{.Table}}", map[string]any{
+			"Ratio": percent(b.Ratio()), "Paid": b.Paid.String(), "Table": percent(table)}))
+	tiers := container.New(formLayoutNarrow{})
+	for t, tier := range engine.PrizeTable {
+		name := lang.L("lost")
+		if tier.Multiple > 0 {
+			name = shortAmount(tier.Prize(stake))
+		}
+		left := b.LeftByTier[t]
+		c := colGold
+		if tier.Multiple == 0 {
+			c = colDim
+		} else if left == 0 {
+			c = colRed
+		}
+		tiers.Add(&canvas.Text{Text: name, Color: colText, TextSize: 14, Alignment: fyne.TextAlignTrailing})
+		tiers.Add(newGauge(float64(left)/float64(tier.Count), -1, c, fmt.Sprintf("%s / %s", group(left), group(tier.Count))))
+	}
+	commit := &canvas.Text{Text: b.Commitment.String()[:32], Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
+	commit2 := &canvas.Text{Text: b.Commitment.String()[32:], Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
+	return card(container.NewVBox(
+		container.NewBorder(nil, nil, title, emission),
+		valueLabel(lang.L("Open block {{.Block}}", map[string]any{"Block": b.Ref.String()})),
+		dimLabel(lang.L("Units sold and left")), served,
+		dimLabel(lang.L("Payout so far against the table's 70 %")), ratio,
+		dimLabel(lang.L("Units left per prize")), tiers,
+		dimLabel(lang.L("Commitment (SHA-256)")), commit, commit2,
+	))
+}
+
+func blockLine(b engine.BlockStatus) fyne.CanvasObject {
+	state := lang.L("seed secret until sold out")
+	c := colDim
+	if b.Exhausted() {
+		state = lang.L("sold out · seed {{.Seed}}", map[string]any{"Seed": fmt.Sprintf("%x", b.Seed)})
+		c = colGreen
+	}
+	line1 := &canvas.Text{Text: fmt.Sprintf("%s   %s   %s %s · %s %s · %s %s", b.Ref, b.Ref.Stake, lang.L("sold"), group(int(b.Served)),
+		lang.L("left"), group(int(b.Left)), lang.L("payout"), percent(b.Ratio())), Color: colText, TextSize: 15, TextStyle: fyne.TextStyle{Bold: true}}
+	line2 := &canvas.Text{Text: lang.L("commitment") + " " + b.Commitment.String(), Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
+	line3 := &canvas.Text{Text: state, Color: c, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: b.Exhausted()}}
+	bg := &canvas.Rectangle{FillColor: colPanel, CornerRadius: 8}
+	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(3, 3, 8, 8), container.NewVBox(line1, line2, line3)))
+}
+
+// group writes a count with thin groups of thousands, the French way.
+func group(n int) string {
+	s := engine.Cents(n * 100).String()
+	return s[:len(s)-len(",00 €")]
+}
+
+// percent writes a ratio as "70,00 %".
+func percent(r float64) string {
+	s := fmt.Sprintf("%.2f %%", 100*r)
+	for i := range s {
+		if s[i] == '.' {
+			return s[:i] + "," + s[i+1:]
+		}
+	}
+	return s
+}
+
+// formLayoutNarrow is formLayout with a narrow label column (tier names).
+type formLayoutNarrow struct{}
+
+const narrowLabel = 86
+
+func (formLayoutNarrow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var h, w float32
+	for i := 0; i+1 < len(objs); i += 2 {
+		m := objs[i+1].MinSize()
+		h += max(m.Height, objs[i].MinSize().Height) + 3
+		w = max(w, narrowLabel+8+m.Width)
+	}
+	return fyne.NewSize(w, h)
+}
+
+func (formLayoutNarrow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	var y float32
+	for i := 0; i+1 < len(objs); i += 2 {
+		rh := max(objs[i+1].MinSize().Height, objs[i].MinSize().Height)
+		objs[i].Move(fyne.NewPos(0, y))
+		objs[i].Resize(fyne.NewSize(narrowLabel, rh))
+		objs[i+1].Move(fyne.NewPos(narrowLabel+8, y))
+		objs[i+1].Resize(fyne.NewSize(size.Width-narrowLabel-8, rh))
+		y += rh + 3
+	}
+}
+
+// gauge is one horizontal bar of a chart: a track, the filled fraction, an
+// optional target mark (the table's 70 %), and a caption over the bar.
+type gauge struct {
+	widget.BaseWidget
+	fill    float64 // 0..1 of the track
+	mark    float64 // 0..1, <0: none
+	col     color.Color
+	caption string
+}
+
+func newGauge(fill, mark float64, col color.Color, caption string) *gauge {
+	g := &gauge{fill: min(max(fill, 0), 1), mark: mark, col: col, caption: caption}
+	g.ExtendBaseWidget(g)
+	return g
+}
+
+func (g *gauge) CreateRenderer() fyne.WidgetRenderer {
+	r := &gaugeRenderer{g: g,
+		track:   &canvas.Rectangle{FillColor: colNight, StrokeColor: colPanelLine, StrokeWidth: 1, CornerRadius: 4},
+		bar:     &canvas.Rectangle{CornerRadius: 4},
+		mark:    &canvas.Line{StrokeColor: colGold, StrokeWidth: 3},
+		caption: &canvas.Text{Color: colText, TextSize: 13, TextStyle: fyne.TextStyle{Bold: true}},
+	}
+	r.Refresh()
+	return r
+}
+
+type gaugeRenderer struct {
+	g       *gauge
+	track   *canvas.Rectangle
+	bar     *canvas.Rectangle
+	mark    *canvas.Line
+	caption *canvas.Text
+}
+
+const gaugeHeight = 22
+
+func (r *gaugeRenderer) Layout(size fyne.Size) {
+	r.track.Move(fyne.NewPos(0, 0))
+	r.track.Resize(size)
+	w := float32(r.g.fill) * size.Width
+	if r.g.fill > 0 {
+		w = max(w, 4) // a started block shows, however little is sold
+	}
+	r.bar.Move(fyne.NewPos(0, 0))
+	r.bar.Resize(fyne.NewSize(w, size.Height))
+	if r.g.mark >= 0 {
+		x := float32(r.g.mark) * size.Width
+		r.mark.Position1 = fyne.NewPos(x, -3)
+		r.mark.Position2 = fyne.NewPos(x, size.Height+3)
+	}
+	ts := r.caption.MinSize()
+	r.caption.Move(fyne.NewPos(6, (size.Height-ts.Height)/2))
+	r.caption.Resize(ts)
+}
+
+func (r *gaugeRenderer) MinSize() fyne.Size {
+	return fyne.NewSize(r.caption.MinSize().Width+12, gaugeHeight)
+}
+
+func (r *gaugeRenderer) Refresh() {
+	c := color.NRGBAModel.Convert(r.g.col).(color.NRGBA)
+	c.A = 0xb0
+	r.bar.FillColor = c
+	r.caption.Text = r.g.caption
+	r.mark.Hidden = r.g.mark < 0
+	r.Layout(r.g.Size())
+	canvas.Refresh(r.g)
+}
+
+func (r *gaugeRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.track, r.bar, r.mark, r.caption}
+}
+
+func (r *gaugeRenderer) Destroy() {}

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"starfortune/engine"
+	"starfortune/engine/memstore"
+)
+
+func newTestKiosk(t *testing.T, o Options) (*Kiosk, *engine.Service) {
+	t.Helper()
+	engine.PINIterations = 1000
+	svc, err := engine.NewService(context.Background(), memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	if err := svc.SetPIN(context.Background(), "4821"); err != nil {
+		t.Fatal(err)
+	}
+	k := NewKiosk(test.NewTempApp(t), svc, o)
+	k.Wait()
+	return k, svc
+}
+
+// A long press on the top-left corner asks for the PIN; a short one does not.
+func TestCornerLongPressAsksForPIN(t *testing.T) {
+	defer func(d time.Duration) { cornerHold = d }(cornerHold)
+	cornerHold = 30 * time.Millisecond
+	k, _ := newTestKiosk(t, Options{})
+	k.oper.corner.MouseDown(&desktop.MouseEvent{})
+	k.oper.corner.MouseUp(&desktop.MouseEvent{})
+	time.Sleep(5 * cornerHold)
+	k.Wait()
+	if k.PINPad() != nil {
+		t.Fatal("a short press asked for the PIN")
+	}
+	k.oper.corner.MouseDown(&desktop.MouseEvent{})
+	time.Sleep(5 * cornerHold)
+	k.Wait()
+	if k.PINPad() == nil {
+		t.Fatal("a long press did not ask for the PIN")
+	}
+}
+
+// In kiosk mode, closing the window asks for the PIN and is logged.
+func TestKioskCloseNeedsPIN(t *testing.T) {
+	k, svc := newTestKiosk(t, Options{Kiosk: true})
+	k.askToClose()
+	k.Wait()
+	pad := k.PINPad()
+	if pad == nil {
+		t.Fatal("closing the kiosk did not ask for the PIN")
+	}
+	test.Type(pad.Entry(), "0000")
+	test.Tap(pad.OKButton())
+	k.Wait()
+	if k.PINPad() == nil {
+		t.Fatal("a wrong PIN closed the kiosk")
+	}
+	test.Type(pad.Entry(), "4821")
+	test.Tap(pad.OKButton())
+	k.Wait()
+	events, _ := svc.OperatorLog(context.Background(), 1)
+	if len(events) != 1 || events[0].Action != "close-terminal" || !strings.Contains(events[0].Detail, "PIN") {
+		t.Fatalf("last operator event %v", events)
+	}
+}
