@@ -42,7 +42,7 @@ func torture(dir string, seed uint64) int {
 	r := rand.New(rand.NewPCG(seed, 7))
 	enc := json.NewEncoder(os.Stdout)
 	ctx := context.Background()
-	err := withGame(ctx, dataDir(dir), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
+	err := withGame(ctx, dataDir(dir), engine.DefaultConfig(), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
 		for {
 			p := torturePlayers[r.IntN(len(torturePlayers))]
 			stake := engine.Stakes[r.IntN(len(engine.Stakes))]
@@ -191,7 +191,7 @@ func TestRandomKills(t *testing.T) {
 func checkAfterKill(t *testing.T, dir string, printed []opLine, known map[string]bool) {
 	t.Helper()
 	ctx := context.Background()
-	err := withGame(ctx, dataDir(dir), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	err := withGame(ctx, dataDir(dir), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return fmt.Errorf("out of service after a kill: %w", err)
 		}

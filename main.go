@@ -35,13 +35,15 @@ const version = "0.1.0"
 const usage = `Star Fortune — kiosk lottery game.
 
 Usage:
-  starfortune [--data DIR] [--kiosk] [--player ID]      open the game window
+  starfortune [--data DIR] [--config FILE] [--kiosk] [--player ID]   open the game window
   starfortune [--data DIR] play --stake 0.5|1|2 [--player ID] [--n N] [--batch K] [--json]
   starfortune [--data DIR] history [--player ID] [--last N] [--json]
   starfortune [--data DIR] show TICKET [--json]
   starfortune [--data DIR] blocks [--json]
   starfortune [--data DIR] wallet show|credit|payout [--player ID] [--amount EUROS] [--json]
   starfortune [--data DIR] audit [--json]
+  starfortune [--data DIR] operator set-pin | operator log [--last N] [--json]
+  starfortune [--data DIR] report [--csv|--json]
   starfortune [--data DIR] backup FILE
   starfortune [--data DIR] restore FILE               into an empty data directory
   starfortune [--data DIR] recover                    rebuild the store from the journal
@@ -61,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	dataFlag := fs.String("data", storage.DefaultDir(), "data directory")
 	kiosk := fs.Bool("kiosk", false, "kiosk mode: full screen, closing needs confirmation")
 	player := fs.String("player", engine.DemoPlayer, "player whose wallet the window uses")
+	configFlag := fs.String("config", "", "settings file (TOML); default $XDG_CONFIG_HOME/starfortune/starfortune.toml when it exists")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -82,25 +85,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "starfortune: no display to open the window on (DISPLAY is not set); the subcommands work without one")
 		return 1
 	}
+	configPath := *configFlag
+	if configPath == "" {
+		configPath = DefaultConfigPath()
+	}
+	conf, err := LoadConfig(configPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "starfortune: %v\n", err)
+		return 2
+	}
+	fs.Visit(func(f *flag.Flag) { // the command line beats the file
+		if f.Name == "data" {
+			conf.DataDir = *dataFlag
+		}
+	})
 
-	logger, closeLog, err := openLog(*dataFlag)
+	logger, closeLog, err := openLog(conf.DataDir)
 	if err != nil {
 		fmt.Fprintf(stderr, "starfortune: %v\n", err)
 		return 1
 	}
 	defer closeLog()
+	logger = logger.With().Str("kiosk", conf.KioskID).Logger()
 	logger.Info().Str("version", version).Str("commit", commit()).Str("sha256", binarySHA256()).
-		Str("command", cmd).Str("data", *dataFlag).Msg("start")
+		Str("command", cmd).Str("data", conf.DataDir).Str("config", configPath).Msg("start")
+	logger = logger.Level(conf.ZerologLevel()) // after "start": every run records its version
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	d := dataDir(*dataFlag)
+	d := dataDir(conf.DataDir)
 	if offline, ok := offlineCommands[cmd]; ok {
-		err = offline(ctx, d, logger, rest, stdout)
+		err = offline(ctx, d, conf.Engine(), logger, rest, stdout)
 	} else {
-		err = withGame(ctx, d, logger, stderr, func(svc *engine.Service, store *storage.Store) error {
+		err = withGame(ctx, d, conf.Engine(), logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			if cmd == "" {
-				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: time.Minute,
+				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout, Language: conf.Language,
 					Version: version, Commit: commit(), BinarySHA256: binarySHA256(), ExportDir: filepath.Join(string(d), "exports")})
 			}
 			return command(ctx, svc, store, rest, stdout)
@@ -130,7 +149,7 @@ func (d dataDir) journal() string { return filepath.Join(string(d), "journal", "
 // withGame opens the store, the journal and the game on the data directory,
 // runs fn, and closes them in order. A terminal found out of service still
 // runs fn (reads work) after a warning on stderr.
-func withGame(ctx context.Context, d dataDir, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
+func withGame(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
 	store, err := storage.Open(d.store(), logger)
 	if err != nil {
 		return err
@@ -144,7 +163,6 @@ func withGame(ctx context.Context, d dataDir, logger zerolog.Logger, stderr io.W
 	if n := j.Truncated(); n > 0 {
 		logger.Warn().Int64("bytes", n).Msg("journal: torn last line cut off (crash during an append)")
 	}
-	cfg := engine.DefaultConfig()
 	cfg.Journal = j
 	svc, err := engine.NewService(ctx, store, cfg, slog.New(zerolog.NewSlogHandler(logger)))
 	if err != nil {

@@ -20,7 +20,7 @@ import (
 
 // An offline command works on the data directory without opening the game
 // on it: restoring into an empty directory, or recovering a damaged store.
-type offlineCommand func(ctx context.Context, d dataDir, logger zerolog.Logger, args []string, out io.Writer) error
+type offlineCommand func(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error
 
 var offlineCommands = map[string]offlineCommand{
 	"restore": cmdRestore,
@@ -94,7 +94,7 @@ func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, a
 	return nil
 }
 
-func cmdRestore(ctx context.Context, d dataDir, logger zerolog.Logger, args []string, out io.Writer) error {
+func cmdRestore(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error {
 	if len(args) != 1 {
 		return usageError{errors.New("give the backup file to restore, e.g. restore /media/usb/kiosk7.sfbak")}
 	}
@@ -139,7 +139,7 @@ func cmdRestore(ctx context.Context, d dataDir, logger zerolog.Logger, args []st
 		return fmt.Errorf("%s is incomplete: it lacks the store or the journal", args[0])
 	}
 	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
-	return auditAfter(ctx, d, logger, out)
+	return auditAfter(ctx, d, cfg, logger, out)
 }
 
 func restoreJournal(path string, r io.Reader) error {
@@ -162,7 +162,7 @@ func restoreJournal(path string, r io.Reader) error {
 // cmdRecover rebuilds the store from the journal: the damaged store is moved
 // aside (kept for investigation), a fresh one is filled by replaying the
 // journal, and the result is audited.
-func cmdRecover(ctx context.Context, d dataDir, logger zerolog.Logger, args []string, out io.Writer) error {
+func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error {
 	if len(args) != 0 {
 		return usageError{fmt.Errorf("recover takes no argument")}
 	}
@@ -195,11 +195,11 @@ func cmdRecover(ctx context.Context, d dataDir, logger zerolog.Logger, args []st
 	}
 	j.Close()
 	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
-	return auditAfter(ctx, d, logger, out)
+	return auditAfter(ctx, d, cfg, logger, out)
 }
 
-func auditAfter(ctx context.Context, d dataDir, logger zerolog.Logger, out io.Writer) error {
-	return withGame(ctx, d, logger, io.Discard, func(svc *engine.Service, store *storage.Store) error {
+func auditAfter(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, out io.Writer) error {
+	return withGame(ctx, d, cfg, logger, io.Discard, func(svc *engine.Service, store *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err
 		}

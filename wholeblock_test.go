@@ -28,7 +28,7 @@ func TestWholeBlockSoldByBatches(t *testing.T) {
 		t.Fatalf("play: %d %s", code, errOut.String())
 	}
 	ref := engine.BlockRef{Emission: 1, Stake: 50, Number: 1}
-	err := withGame(context.Background(), dataDir(dir), zerolog.Nop(), io.Discard, func(svc *engine.Service, store *storage.Store) error {
+	err := withGame(context.Background(), dataDir(dir), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, store *storage.Store) error {
 		var tally engine.Tally
 		var paid engine.Cents
 		err := store.View(context.Background(), func(tx engine.ReadTx) error {
