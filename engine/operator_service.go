@@ -315,48 +315,15 @@ func (s *Service) putEvent(tx Tx, actor, action, detail string) error {
 	return nil
 }
 
-// lastOperatorSeq is the number of the operator log's last event (0: empty).
-// A descending scan from the top finds it at once in stores that seek; one
-// that only iterates existing numbers is searched by doubling then
-// bisection, O(log n) point reads.
+// lastOperatorSeq is the number of the operator log's last event (0: empty):
+// a descending scan from the top stops at it.
 func lastOperatorSeq(tx ReadTx) (uint64, error) {
 	var last uint64
 	err := tx.OperatorEvents(math.MaxUint64, 1, func(e OperatorEvent) error { last = e.Seq; return errStop })
 	if err != nil && !errors.Is(err, errStop) {
 		return 0, err
 	}
-	if last > 0 {
-		return last, nil
-	}
-	exists := func(seq uint64) (bool, error) {
-		found := false
-		err := tx.OperatorEvents(seq, seq, func(OperatorEvent) error { found = true; return nil })
-		return found, err
-	}
-	lo, hi := uint64(0), uint64(1) // event lo exists (or lo = 0), event hi is unknown
-	for {
-		ok, err := exists(hi)
-		if err != nil {
-			return 0, err
-		}
-		if !ok {
-			break
-		}
-		lo, hi = hi, hi*2
-	}
-	for hi-lo > 1 { // lo exists, hi does not
-		mid := lo + (hi-lo)/2
-		ok, err := exists(mid)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo, nil
+	return last, nil
 }
 
 // OperatorLog returns up to limit events of the operator log, newest first.

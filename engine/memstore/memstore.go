@@ -244,14 +244,17 @@ func (t *tx) PutSetting(name string, v []byte) error {
 
 func (t *tx) OperatorEvents(from, to uint64, fn func(engine.OperatorEvent) error) error {
 	n := uint64(len(t.d.events))
-	for seq := from; seq >= 1 && seq <= n && (from <= to && seq <= to || from > to && seq >= to); {
+	if from <= to { // ascending over the events that exist in [from, to]
+		for seq := max(from, 1); seq <= min(to, n); seq++ {
+			if err := fn(t.d.events[seq-1]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for seq := min(from, n); seq >= max(to, 1); seq-- { // descending, like a seek
 		if err := fn(t.d.events[seq-1]); err != nil {
 			return err
-		}
-		if from <= to {
-			seq++
-		} else {
-			seq--
 		}
 	}
 	return nil
