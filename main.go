@@ -17,6 +17,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -200,8 +201,9 @@ func commit() string {
 	return "unknown"
 }
 
-// binarySHA256 authenticates the running program: the hash of its own file.
-func binarySHA256() string {
+// binarySHA256 authenticates the running program: the hash of its own file,
+// computed once.
+var binarySHA256 = sync.OnceValue(func() string {
 	exe, err := os.Executable()
 	if err != nil {
 		return "unknown: " + err.Error()
@@ -216,4 +218,4 @@ func binarySHA256() string {
 		return "unknown: " + err.Error()
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
+})
