@@ -48,12 +48,16 @@ func torture(dir string, seed uint64) int {
 			stake := engine.Stakes[r.IntN(len(engine.Stakes))]
 			if bal, err := svc.Balance(ctx, p); err != nil {
 				return err
-			} else if bal < 500 {
-				l, err := svc.Credit(ctx, p, 5_000, "torture")
+			} else if bal < 500 { // an attendant's cash-in, from the panel or the CLI
+				op, credit := "credit", func() (engine.LedgerEntry, error) { return svc.Credit(ctx, p, 5_000, "torture") }
+				if r.IntN(2) == 0 {
+					op, credit = "opcredit", func() (engine.LedgerEntry, error) { return svc.OperatorCredit(ctx, p, 5_000) }
+				}
+				l, err := credit()
 				if err != nil {
 					return err
 				}
-				enc.Encode(opLine{Op: "credit", Player: p, Seq: l.Seq, Balance: int64(l.Balance)})
+				enc.Encode(opLine{Op: op, Player: p, Seq: l.Seq, Balance: int64(l.Balance)})
 				continue
 			}
 			switch n := r.IntN(10); {
@@ -111,7 +115,8 @@ func killRounds() int {
 // first blocks, between or during sales, reveal steps, credits and payouts.
 // After each kill the data must audit clean, hold every operation the child
 // printed, show an unprinted (never seen) sale only as the player's newest,
-// and offer the player's interrupted unit for resumption.
+// and offer the player's interrupted unit for resumption; an operator's
+// credit is in the ledger and the operator log, or in neither.
 func TestRandomKills(t *testing.T) {
 	rounds := killRounds()
 	root := t.TempDir()
@@ -199,6 +204,16 @@ func checkAfterKill(t *testing.T, dir string, printed []opLine, known map[string
 		if err != nil || !rep.OK() {
 			return fmt.Errorf("audit after a kill: %v %q", err, rep.Findings)
 		}
+		events, err := svc.OperatorLog(ctx, 1<<20)
+		if err != nil {
+			return err
+		}
+		operatorLogged := map[string]bool{}
+		for _, e := range events {
+			if before, _, ok := strings.Cut(e.Detail, " balance "); ok && e.Action == "credit" {
+				operatorLogged[before] = true
+			}
+		}
 		seen := map[string]opLine{}
 		for _, l := range printed {
 			switch l.Op {
@@ -214,7 +229,7 @@ func checkAfterKill(t *testing.T, dir string, printed []opLine, known map[string
 				if l.Done && !sale.Done() {
 					return fmt.Errorf("ticket %s: printed as revealed, store says %+v", l.Ticket, sale.Next())
 				}
-			case "credit", "payout":
+			case "credit", "payout", "opcredit":
 				entries, err := svc.LedgerPage(ctx, l.Player, 1<<20)
 				if err != nil {
 					return err
@@ -225,6 +240,9 @@ func checkAfterKill(t *testing.T, dir string, printed []opLine, known map[string
 				}
 				if !found {
 					return fmt.Errorf("%s of %s (entry %d) lost", l.Op, l.Player, l.Seq)
+				}
+				if l.Op == "opcredit" && !operatorLogged[fmt.Sprintf("player %s amount 50.00 ledger %d", l.Player, l.Seq)] {
+					return fmt.Errorf("operator credit of %s (entry %d) missing from the operator log", l.Player, l.Seq)
 				}
 			}
 		}

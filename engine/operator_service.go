@@ -351,25 +351,27 @@ func (s *Service) OperatorLog(ctx context.Context, limit int) (events []Operator
 // OperatorCredit is a cash-in by the attendant: a ledger entry by actor
 // "operator", and the action in the operator log (refusals too).
 func (s *Service) OperatorCredit(ctx context.Context, player string, amount Cents) (LedgerEntry, error) {
-	l, err := s.Credit(ctx, player, amount, ActorOperator)
-	s.recordFunds(ctx, "credit", player, amount, l, err)
-	return l, err
+	return s.operatorMove(ctx, "credit", player, LedgerEntry{Kind: LedgerCredit, Credit: amount, Actor: ActorOperator})
 }
 
 // OperatorPayout is a cash-out by the attendant, never beyond the balance,
 // recorded like OperatorCredit.
 func (s *Service) OperatorPayout(ctx context.Context, player string, amount Cents) (LedgerEntry, error) {
-	l, err := s.Payout(ctx, player, amount, ActorOperator)
-	s.recordFunds(ctx, "payout", player, amount, l, err)
-	return l, err
+	return s.operatorMove(ctx, "payout", player, LedgerEntry{Kind: LedgerPayout, Debit: amount, Actor: ActorOperator})
 }
 
-func (s *Service) recordFunds(ctx context.Context, action, player string, amount Cents, l LedgerEntry, err error) {
+// operatorMove moves the funds and records the action in the operator log
+// in the same transaction: a crash keeps both or neither. A refusal is
+// recorded on its own.
+func (s *Service) operatorMove(ctx context.Context, action, player string, l LedgerEntry) (LedgerEntry, error) {
+	amount := l.Credit + l.Debit
+	l, err := s.moveFunds(ctx, player, l, func(tx Tx, l LedgerEntry) error {
+		return s.putEvent(tx, ActorOperator, action, fmt.Sprintf("player %s amount %s ledger %d balance %s", player, amount.Euros(), l.Seq, l.Balance.Euros()))
+	})
 	if err != nil {
 		s.operatorEvent(ctx, ActorOperator, action+"-refused", fmt.Sprintf("player %s amount %s: %v", player, amount.Euros(), err))
-		return
 	}
-	s.operatorEvent(ctx, ActorOperator, action, fmt.Sprintf("player %s amount %s ledger %d balance %s", player, amount.Euros(), l.Seq, l.Balance.Euros()))
+	return l, err
 }
 
 // Players lists the players that have a wallet, in order.

@@ -385,15 +385,17 @@ func (s *Service) Wallet(ctx context.Context, player string) (Wallet, error) {
 
 // Credit adds amount to the player's funds (cash-in) and returns the entry.
 func (s *Service) Credit(ctx context.Context, player string, amount Cents, actor string) (LedgerEntry, error) {
-	return s.moveFunds(ctx, player, LedgerEntry{Kind: LedgerCredit, Credit: amount, Actor: actor})
+	return s.moveFunds(ctx, player, LedgerEntry{Kind: LedgerCredit, Credit: amount, Actor: actor}, nil)
 }
 
 // Payout takes amount from the player's funds (cash-out); never below zero.
 func (s *Service) Payout(ctx context.Context, player string, amount Cents, actor string) (LedgerEntry, error) {
-	return s.moveFunds(ctx, player, LedgerEntry{Kind: LedgerPayout, Debit: amount, Actor: actor})
+	return s.moveFunds(ctx, player, LedgerEntry{Kind: LedgerPayout, Debit: amount, Actor: actor}, nil)
 }
 
-func (s *Service) moveFunds(ctx context.Context, player string, l LedgerEntry) (LedgerEntry, error) {
+// moveFunds writes one ledger entry; also, if set, writes more in the same
+// transaction (the operator log's record of the movement).
+func (s *Service) moveFunds(ctx context.Context, player string, l LedgerEntry, also func(Tx, LedgerEntry) error) (LedgerEntry, error) {
 	if err := checkPlayer(player); err != nil {
 		return l, err
 	}
@@ -414,6 +416,11 @@ func (s *Service) moveFunds(ctx context.Context, player string, l LedgerEntry) (
 		l = w.move(l)
 		if err := tx.PutLedger(l); err != nil {
 			return err
+		}
+		if also != nil {
+			if err := also(tx, l); err != nil {
+				return err
+			}
 		}
 		return tx.PutWallet(w)
 	})
