@@ -157,8 +157,7 @@ func (b *Board) land(drop int, dest engine.Destination) {
 	b.pucks[drop].at = destCenter(dest)
 	b.lit, b.hasLit = dest, true
 	b.Refresh()
-	var a *fyne.Animation
-	a = fyne.NewAnimation(700*time.Millisecond, func(f float32) {
+	a := fyne.NewAnimation(700*time.Millisecond, func(f float32) {
 		if f >= 1 {
 			f = 0
 		}

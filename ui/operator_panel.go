@@ -687,7 +687,7 @@ func (p *OperatorPanel) RunAudit() {
 	p.auditProgress.SetValue(0)
 	p.auditResult.Objects = nil
 	p.auditResult.Refresh()
-	p.call(func(ctx context.Context) func() {
+	p.call(func(context.Context) func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // longer than one engine call
 		defer cancel()
 		rep, err := p.op.Audit(ctx, func(done, total int) {

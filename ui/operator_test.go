@@ -171,7 +171,7 @@ func TestOperatorPINSuccessFailureLockout(t *testing.T) {
 
 func TestOperatorTicketLookup(t *testing.T) {
 	r, _ := newOperatorRig(t, ui.Options{})
-	sales, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 100, Count: 1,
+	_, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 100, Count: 1,
 		Picks: func(int) [2]int { return [2]int{1, 2} }, Actor: "test"})
 	if err == nil {
 		t.Fatal("sold without funds")
@@ -179,7 +179,7 @@ func TestOperatorTicketLookup(t *testing.T) {
 	if _, err := r.svc.Credit(context.Background(), "kiosk7", 500, "test"); err != nil {
 		t.Fatal(err)
 	}
-	sales, err = r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 100, Count: 3,
+	sales, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 100, Count: 3,
 		Picks: func(int) [2]int { return [2]int{1, 2} }, Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
