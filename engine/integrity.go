@@ -40,14 +40,17 @@ func (t *journalTx) empty() bool {
 	return len(t.entry.Records)+len(t.entry.Ledger)+len(t.entry.Reveals) == 0
 }
 
-// update runs fn in one durable store transaction, appends what it wrote to
-// the journal, then reads back what it touched to check it. Called with mu
-// held. A terminal out of service changes nothing.
+// update runs fn in one durable store transaction and appends what it wrote
+// to the journal, then reads back what it touched to check it. The journal's
+// write and sync run while the store commits, so a change costs the time of
+// one sync, not two; if the commit fails, the entry is taken back. Called
+// with mu held. A terminal out of service changes nothing.
 func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 	if s.broken != nil {
 		return s.broken
 	}
 	var entry JournalEntry
+	var appended chan error
 	err := s.store.Update(ctx, func(tx Tx) error {
 		jt := &journalTx{Tx: tx}
 		if err := fn(jt); err != nil {
@@ -58,15 +61,29 @@ func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 			return nil
 		}
 		entry.Seq, entry.Prev, entry.Time = s.jhead.Seq+1, s.jhead.Hash, s.Now().UTC()
-		return tx.PutJournal(entry)
-	})
-	if err != nil {
-		return err
-	}
-	if s.journal != nil && entry.Seq != 0 {
-		if err := s.journal.Append(entry); err != nil {
-			return s.outOfService(fmt.Sprintf("the journal cannot be written (%v); entry %d is in the store only", err, entry.Seq))
+		if err := tx.PutJournal(entry); err != nil {
+			return err
 		}
+		appended = make(chan error, 1)
+		go func(e JournalEntry) { appended <- s.journal.Append(e) }(entry)
+		return nil
+	})
+	var jerr error
+	if appended != nil {
+		jerr = <-appended
+	}
+	switch {
+	case err != nil && appended != nil && jerr == nil:
+		if rerr := s.journal.Retract(entry.Head()); rerr != nil {
+			return s.outOfService(fmt.Sprintf("the store refused a commit (%v) whose journal entry %d cannot be taken back (%v)", err, entry.Seq, rerr))
+		}
+		return err
+	case err != nil:
+		return err
+	case jerr != nil:
+		return s.outOfService(fmt.Sprintf("the journal cannot be written (%v); entry %d is in the store only", jerr, entry.Seq))
+	}
+	if appended != nil {
 		s.jhead = entry.Head()
 	}
 	return s.verifyTouched(ctx, entry)
@@ -179,8 +196,9 @@ func checkWallet(tx ReadTx, player string) []string {
 // writes, and the terminal goes out of service until `recover`.
 func (s *Service) checkAtStart(ctx context.Context) error {
 	var problems []string
-	var stored JournalEntry
-	var hasStored bool
+	if s.journal != nil {
+		problems = append(problems, s.reconcileJournal(ctx)...)
+	}
 	err := s.store.View(ctx, func(tx ReadTx) error {
 		blocks, err := tx.Blocks()
 		if err != nil {
@@ -189,20 +207,13 @@ func (s *Service) checkAtStart(ctx context.Context) error {
 		for _, b := range blocks {
 			problems = append(problems, checkCursor(tx, b.Ref)...)
 		}
-		if err := tx.Wallets(func(w Wallet) error {
+		return tx.Wallets(func(w Wallet) error {
 			problems = append(problems, checkWallet(tx, w.Player)...)
 			return nil
-		}); err != nil {
-			return err
-		}
-		stored, hasStored, err = tx.Journal()
-		return err
+		})
 	})
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the store cannot be read: %v", err))
-	}
-	if s.journal != nil && err == nil {
-		problems = append(problems, s.reconcileJournal(stored, hasStored)...)
 	}
 	if len(problems) > 0 {
 		return s.outOfService(strings.Join(problems, "; "))
@@ -210,12 +221,28 @@ func (s *Service) checkAtStart(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) reconcileJournal(stored JournalEntry, ok bool) []string {
+// reconcileJournal brings the store and the journal to the same entry. The
+// two are written together, so a crash can leave either one entry ahead:
+// a store ahead completes the journal from its copy of the entry; a journal
+// ahead has its entry replayed into the store (the change was never shown,
+// or the store lost it: either way it is kept). Further apart, the store
+// lost acknowledged writes or data was modified: out of service.
+func (s *Service) reconcileJournal(ctx context.Context) []string {
+	var stored JournalEntry
+	var ok bool
+	err := s.store.View(ctx, func(tx ReadTx) (err error) {
+		stored, ok, err = tx.Journal()
+		return err
+	})
+	if err != nil {
+		return []string{fmt.Sprintf("the store's journal position cannot be read: %v", err)}
+	}
 	jh := s.journal.Head()
 	var sh JournalHead
 	if ok {
 		sh = stored.Head()
 	}
+	last, known := s.journal.Last()
 	switch {
 	case sh == jh:
 	case ok && stored.Seq == jh.Seq+1 && stored.Prev == jh.Hash:
@@ -223,6 +250,20 @@ func (s *Service) reconcileJournal(stored JournalEntry, ok bool) []string {
 			return []string{fmt.Sprintf("the journal lacks entry %d and cannot be completed: %v", stored.Seq, err)}
 		}
 		s.log.Warn("journal completed from the store", "seq", stored.Seq)
+	case known && last.Seq == sh.Seq+1 && last.Prev == sh.Hash:
+		err := restoreBlocks(ctx, s.store, last, s.log)
+		if err == nil {
+			err = s.store.Update(ctx, func(tx Tx) error {
+				if err := replay(tx, last); err != nil {
+					return err
+				}
+				return tx.PutJournal(last)
+			})
+		}
+		if err != nil {
+			return []string{fmt.Sprintf("the store lacks journal entry %d and cannot take it: %v", last.Seq, err)}
+		}
+		s.log.Warn("store completed from the journal", "seq", last.Seq)
 	case sh.Seq < jh.Seq:
 		return []string{fmt.Sprintf("the store is behind its journal (store at entry %d, journal at %d): acknowledged sales were lost by the store; run `starfortune recover`", sh.Seq, jh.Seq)}
 	default:

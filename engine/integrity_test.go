@@ -151,3 +151,52 @@ func TestTamperedStoreIsFoundAtStart(t *testing.T) {
 		t.Fatalf("sale from tampered data: %v", err)
 	}
 }
+
+// The journal is written while the store commits: a crash between the two
+// leaves the journal one entry ahead, which the next start replays.
+func TestJournalOneAheadIsReplayedAtStart(t *testing.T) {
+	j := &memstore.Journal{}
+	s := open(t, memstore.New(), j)
+	playSome(t, s)
+	want, _, _ := s.Last(ctx, "carol")
+	short := &memstore.Journal{}
+	j.Entries(func(e engine.JournalEntry) error { return short.Append(e) })
+	short.Drop(1)
+	behind := memstore.New()
+	if _, err := engine.Recover(ctx, short, behind, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, behind, j)
+	if err := r.Health(); err != nil {
+		t.Fatalf("a journal one entry ahead: %v", err)
+	}
+	if got, ok, _ := r.Last(ctx, "carol"); !ok || got.Record != want.Record {
+		t.Fatalf("the journal's last entry was not replayed: %v", got.Ticket)
+	}
+	mustAudit(t, r)
+}
+
+// A commit the store refuses at the last moment takes its journal entry
+// back: nothing moved, nothing journaled, and selling goes on.
+func TestFailedCommitIsTakenOutOfTheJournal(t *testing.T) {
+	j := &memstore.Journal{}
+	st := memstore.New()
+	s := open(t, st, j)
+	sell(t, s, engine.DemoPlayer, 50, 2)
+	head := j.Head()
+	st.FailCommit = errors.New("I/O error")
+	if _, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1}); !errors.Is(err, engine.ErrStorage) {
+		t.Fatalf("sale with a failing commit: %v", err)
+	}
+	if j.Head() != head {
+		t.Fatal("the journal kept an entry the store refused")
+	}
+	st.FailCommit = nil
+	if err := s.Health(); err != nil {
+		t.Fatal(err)
+	}
+	if sales := sell(t, s, engine.DemoPlayer, 50, 1); sales[0].Ticket.Index != 2 {
+		t.Fatalf("next sale %s", sales[0].Ticket)
+	}
+	mustAudit(t, s)
+}

@@ -42,6 +42,12 @@ type JournalHead struct {
 type Journal interface {
 	Append(e JournalEntry) error
 	Head() JournalHead
+	// Last is the entry at the head, when known (after opening, after an
+	// append).
+	Last() (JournalEntry, bool)
+	// Retract removes the last entry, which must be at h: the engine appends
+	// while the store commits, and takes the entry back if the commit fails.
+	Retract(h JournalHead) error
 	// Entries calls fn for every entry in order, checking the chain.
 	Entries(fn func(JournalEntry) error) error
 }

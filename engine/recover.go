@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 )
 
 // recoverBatch is how many journal records go into one store transaction
@@ -38,18 +39,13 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 		return err
 	}
 	err := j.Entries(func(e JournalEntry) error {
-		for _, b := range e.Blocks {
-			if err := flush(); err != nil { // the block's sales follow it
+		if len(e.Blocks) > 0 {
+			if err := flush(); err != nil { // the blocks' sales follow them
 				return err
 			}
-			blk := GenerateBlock(b.Ref, b.Seed)
-			if blk.Commitment != b.Commitment || uint32(blk.Len()) != b.Size {
-				return fmt.Errorf("%w: journal entry %d: block %s does not match its commitment", ErrCorrupt, e.Seq, b.Ref)
+			if err := restoreBlocks(ctx, store, e, log); err != nil {
+				return err
 			}
-			if err := store.PutBlock(ctx, blk); err != nil {
-				return fmt.Errorf("store block %s: %w", b.Ref, err)
-			}
-			log.Info("block recovered", "block", b.Ref.String(), "commitment", b.Commitment.String())
 		}
 		pending = append(pending, e)
 		if size += len(e.Records) + len(e.Ledger) + len(e.Reveals); size >= recoverBatch {
@@ -65,6 +61,29 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 	}
 	log.Info("store recovered from the journal", "entries", replayed)
 	return replayed, nil
+}
+
+// restoreBlocks draws again, from their seeds, the blocks a journal entry
+// starts selling that the store lacks, checking each against its commitment.
+func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.Logger) error {
+	var have []BlockInfo
+	if err := store.View(ctx, func(tx ReadTx) (err error) { have, err = tx.Blocks(); return err }); err != nil {
+		return err
+	}
+	for _, b := range e.Blocks {
+		if slices.ContainsFunc(have, func(h BlockInfo) bool { return h.Ref == b.Ref }) {
+			continue
+		}
+		blk := GenerateBlock(b.Ref, b.Seed)
+		if blk.Commitment != b.Commitment || uint32(blk.Len()) != b.Size {
+			return fmt.Errorf("%w: journal entry %d: block %s does not match its commitment", ErrCorrupt, e.Seq, b.Ref)
+		}
+		if err := store.PutBlock(ctx, blk); err != nil {
+			return fmt.Errorf("store block %s: %w", b.Ref, err)
+		}
+		log.Info("block restored from its seed", "block", b.Ref.String(), "commitment", b.Commitment.String())
+	}
+	return nil
 }
 
 // replay writes one journal entry's changes, extending the store's chains.

@@ -33,6 +33,8 @@ type File struct {
 	f         *os.File
 	size      int64 // end of the last complete line
 	head      engine.JournalHead
+	last      *engine.JournalEntry // the entry at head, when known
+	lastStart int64                // where its line starts
 	truncated int64
 	line      []byte // reused by Append
 	broken    error  // set when a failed append could not be undone
@@ -104,6 +106,7 @@ func (j *File) findHead() error {
 		e, h, perr := parseLine(line)
 		if perr == nil {
 			j.head = engine.JournalHead{Seq: e.Seq, Hash: h}
+			j.last, j.lastStart = &e, start
 			break
 		}
 		if end != size {
@@ -183,8 +186,40 @@ func (j *File) Append(e engine.JournalEntry) error {
 	if err := j.f.Sync(); err != nil {
 		return j.undo("sync", err)
 	}
+	j.last, j.lastStart = &e, j.size
 	j.size += int64(len(line))
 	j.head = engine.JournalHead{Seq: e.Seq, Hash: h}
+	return nil
+}
+
+// Last is the entry at the head, known after Open and after an Append.
+func (j *File) Last() (engine.JournalEntry, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.last == nil {
+		return engine.JournalEntry{}, false
+	}
+	return *j.last, true
+}
+
+// Retract removes the last entry, which must be at h: an entry appended for
+// a store commit that then failed. Only the last appended or opened entry
+// can be retracted.
+func (j *File) Retract(h engine.JournalHead) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil || j.last == nil || j.head != h {
+		return fmt.Errorf("%w: journal %s: cannot retract entry %d (head %d)", engine.ErrCorrupt, j.path, h.Seq, j.head.Seq)
+	}
+	if err := j.f.Truncate(j.lastStart); err != nil {
+		return fmt.Errorf("%w: journal %s: retract entry %d: %w", engine.ErrStorage, j.path, h.Seq, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("%w: journal %s: retract entry %d: %w", engine.ErrStorage, j.path, h.Seq, err)
+	}
+	j.size = j.lastStart
+	j.head = engine.JournalHead{Seq: j.last.Seq - 1, Hash: j.last.Prev}
+	j.last = nil
 	return nil
 }
 

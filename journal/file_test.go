@@ -378,3 +378,39 @@ func TestFirstAppendTorn(t *testing.T) {
 	appendAll(t, j, es)
 	sameEntries(t, read(t, j), es)
 }
+
+// The engine appends while the store commits; a refused commit takes its
+// entry back. Last gives the entry at the head after Open and Append.
+func TestLastAndRetract(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.sfj")
+	es := entries(t, 3)
+	j := mustOpen(t, path)
+	if _, ok := j.Last(); ok {
+		t.Fatal("an empty journal has a last entry")
+	}
+	appendAll(t, j, es[:2])
+	before, _ := os.ReadFile(path)
+	appendAll(t, j, es[2:])
+	if last, ok := j.Last(); !ok || last.Head() != es[2].Head() {
+		t.Fatalf("last %+v", last.Head())
+	}
+	if err := j.Retract(es[1].Head()); !errors.Is(err, engine.ErrCorrupt) {
+		t.Fatalf("retract of an entry that is not the last: %v", err)
+	}
+	if err := j.Retract(es[2].Head()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) || j.Head() != es[1].Head() {
+		t.Fatal("retract did not restore the journal as it was")
+	}
+	if err := j.Retract(es[1].Head()); !errors.Is(err, engine.ErrCorrupt) {
+		t.Fatalf("a second retract: %v", err)
+	}
+	appendAll(t, j, es[2:])
+	j.Close()
+	j = mustOpen(t, path)
+	if last, ok := j.Last(); !ok || last.Head() != es[2].Head() {
+		t.Fatalf("last after reopen %+v %v", last.Head(), ok)
+	}
+	sameEntries(t, read(t, j), es)
+}

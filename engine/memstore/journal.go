@@ -56,6 +56,27 @@ func (j *Journal) Entries(fn func(engine.JournalEntry) error) error {
 	return nil
 }
 
+// Last is the last entry.
+func (j *Journal) Last() (engine.JournalEntry, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.entries) == 0 {
+		return engine.JournalEntry{}, false
+	}
+	return j.entries[len(j.entries)-1], true
+}
+
+// Retract removes the last entry if it is at h.
+func (j *Journal) Retract(h engine.JournalHead) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.head() != h || len(j.entries) == 0 {
+		return fmt.Errorf("%w: cannot retract journal entry %d", engine.ErrCorrupt, h.Seq)
+	}
+	j.entries = j.entries[:len(j.entries)-1]
+	return nil
+}
+
 // Drop forgets the last n entries, as a journal file cut short would.
 func (j *Journal) Drop(n int) {
 	j.mu.Lock()

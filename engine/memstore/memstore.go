@@ -21,6 +21,9 @@ type Store struct {
 	// Fail, when set, is returned by every Update (a full disk, say) until
 	// cleared.
 	Fail error
+	// FailCommit, when set, fails every Update after its function ran, as a
+	// commit that fails at the last moment.
+	FailCommit error
 }
 
 type data struct {
@@ -75,6 +78,9 @@ func (s *Store) Update(_ context.Context, fn func(engine.Tx) error) error {
 	t := &tx{s.d.clone()}
 	if err := fn(t); err != nil {
 		return err
+	}
+	if s.FailCommit != nil {
+		return fmt.Errorf("%w: commit: %w", engine.ErrStorage, s.FailCommit)
 	}
 	s.d = t.d
 	return nil
