@@ -120,8 +120,53 @@ var kioskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
 // LoadConfig reads the TOML file at path over DefaultConfig. An empty path
 // gives the defaults; a missing file, a syntax error, an unknown key or a
 // bad value is an error naming the file, the line and the key.
-func LoadConfig(path string) (Config, error) {
-	cfg := DefaultConfig()
+func LoadConfig(path string) (Config, error) { return loadConfigOver(path, DefaultConfig()) }
+
+// LoadSettings is what a terminal runs with: the settings file at path (as
+// LoadConfig reads it) on a system whose environment getenv reads, started
+// with --lang langFlag ("" when not given). This is the one place the
+// language is chosen; from the strongest source to the weakest:
+//
+//  1. the command line's --lang fr|en;
+//  2. the settings file's language;
+//  3. the system locale: English when the first of LC_ALL, LC_MESSAGES and
+//     LANG that is set starts with "en";
+//  4. French, the game's language.
+func LoadSettings(path, langFlag string, getenv func(string) string) (Config, error) {
+	base := DefaultConfig()
+	base.Language = localeLanguage(getenv)
+	cfg, err := loadConfigOver(path, base)
+	if err != nil {
+		return cfg, err
+	}
+	switch langFlag {
+	case "":
+	case "fr", "en":
+		cfg.Language = langFlag
+	default:
+		return cfg, fmt.Errorf(`--lang must be "fr" or "en", got %q`, langFlag)
+	}
+	return cfg, nil
+}
+
+// localeLanguage is the language the system locale asks for: "en" when the
+// first of LC_ALL, LC_MESSAGES and LANG that is set (the POSIX order)
+// starts with "en" ("en_GB.UTF-8", "en"), "fr" otherwise ("fr_FR.UTF-8",
+// "C.UTF-8", "de_DE", none).
+func localeLanguage(getenv func(string) string) string {
+	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		if l := getenv(v); l != "" {
+			if strings.HasPrefix(l, "en") {
+				return "en"
+			}
+			return "fr"
+		}
+	}
+	return "fr"
+}
+
+// loadConfigOver reads the TOML file at path over cfg.
+func loadConfigOver(path string, cfg Config) (Config, error) {
 	if path == "" {
 		return cfg, nil
 	}

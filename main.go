@@ -36,7 +36,7 @@ const version = "0.1.0"
 const usage = `Star Fortune — kiosk lottery game.
 
 Usage:
-  starfortune [--data DIR] [--config FILE] [--kiosk] [--player ID]   open the game window
+  starfortune [--data DIR] [--config FILE] [--kiosk] [--player ID] [--lang fr|en]   open the game window
   starfortune [--data DIR] play --stake 0.5|1|2 [--player ID] [--n N] [--batch K] [--json]
   starfortune [--data DIR] history [--player ID] [--last N] [--json]
   starfortune [--data DIR] show TICKET [--json]
@@ -51,6 +51,8 @@ Usage:
   starfortune version
 
 The data directory defaults to %s.
+The window speaks French unless --lang, the settings file's language or an
+English system locale (LC_ALL, LC_MESSAGES, LANG) says "en".
 `
 
 func main() {
@@ -65,6 +67,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	kiosk := fs.Bool("kiosk", false, "kiosk mode: full screen, closing needs confirmation")
 	player := fs.String("player", engine.DemoPlayer, "player whose wallet the window uses")
 	configFlag := fs.String("config", "", "settings file (TOML); default $XDG_CONFIG_HOME/starfortune/starfortune.toml when it exists")
+	langFlag := fs.String("lang", "", `language of the window, "fr" or "en" (overrides the settings file and the system locale)`)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -90,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if configPath == "" {
 		configPath = DefaultConfigPath()
 	}
-	conf, err := LoadConfig(configPath)
+	conf, err := LoadSettings(configPath, *langFlag, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "starfortune: %v\n", err)
 		return 2

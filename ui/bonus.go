@@ -85,7 +85,7 @@ func (v *BonusView) SetBusy(busy bool) {
 func (v *BonusView) Reveal(sum engine.Cents, done func()) {
 	v.goBox.Hide()
 	v.hint.Text = lang.L("BONUS: you win {{.Amount}}", amount(sum))
-	v.value.Text = sum.String()
+	v.value.Text = money(sum)
 	v.value.Show()
 	v.Show()
 	v.Refresh()

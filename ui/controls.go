@@ -93,7 +93,7 @@ func (c *Controls) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpl
 
 // SetFunds shows the player's available funds.
 func (c *Controls) SetFunds(v engine.Cents) {
-	c.funds.Text = v.String()
+	c.funds.Text = money(v)
 	c.funds.Refresh()
 }
 
@@ -126,7 +126,7 @@ func (c *Controls) Message() string { return c.message.Text }
 
 // SetLast shows the prize of the last unit played.
 func (c *Controls) SetLast(prize engine.Cents) {
-	c.last.Text = prize.String()
+	c.last.Text = money(prize)
 	c.last.Color = colText
 	if prize > 0 {
 		c.last.Color = colGold

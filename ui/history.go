@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -122,16 +121,16 @@ func (h *HistoryPanel) SetPage(last *engine.Sale, sales []engine.Sale, page int,
 // to check.
 func (h *HistoryPanel) lastCard(s engine.Sale) fyne.CanvasObject {
 	heading := &canvas.Text{Text: lang.L("Last game"), Color: colGold, TextSize: 21, TextStyle: fyne.TextStyle{Bold: true}}
-	prize := &canvas.Text{Text: s.Prize().String(), Color: colText, TextSize: 26, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignTrailing}
+	prize := &canvas.Text{Text: money(s.Prize()), Color: colText, TextSize: 26, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignTrailing}
 	if s.Prize() > 0 {
 		prize.Color = colGold
 	}
 	form := container.New(formLayout{},
 		dimLabel(lang.L("Date")), valueLabel(when(s.Time)),
 		dimLabel(lang.L("Ticket")), valueLabel(s.Ticket.String()),
-		dimLabel(lang.L("Stake")), valueLabel(s.Stake().String()),
-		dimLabel(lang.L("Funds before")), valueLabel(s.BalanceBefore.String()),
-		dimLabel(lang.L("Funds after")), valueLabel(s.BalanceAfter.String()),
+		dimLabel(lang.L("Stake")), valueLabel(money(s.Stake())),
+		dimLabel(lang.L("Funds before")), valueLabel(money(s.BalanceBefore)),
+		dimLabel(lang.L("Funds after")), valueLabel(money(s.BalanceAfter)),
 		dimLabel(lang.L("Puck {{.N}}", nth(1))), valueLabel(dropText(s, 0)),
 		dimLabel(lang.L("Puck {{.N}}", nth(2))), valueLabel(dropText(s, 1)),
 	)
@@ -147,7 +146,7 @@ func (h *HistoryPanel) lastCard(s engine.Sale) fyne.CanvasObject {
 func (h *HistoryPanel) row(s engine.Sale) fyne.CanvasObject {
 	line1 := &canvas.Text{Text: when(s.Time) + "   " + s.Ticket.String(), Color: colDim, TextSize: 13}
 	prize := s.Prize()
-	line2 := &canvas.Text{Text: fmt.Sprintf("%s %s   %s %s", lang.L("Stake"), s.Stake(), lang.L("Prize"), prize),
+	line2 := &canvas.Text{Text: fmt.Sprintf("%s %s   %s %s", lang.L("Stake"), money(s.Stake()), lang.L("Prize"), money(prize)),
 		Color: colText, TextSize: 17, TextStyle: fyne.TextStyle{Bold: prize > 0}}
 	if prize > 0 {
 		line2.Color = colGold
@@ -177,9 +176,6 @@ func dropText(s engine.Sale, d int) string {
 	}
 	return lang.L("slot {{.Slot}} → {{.Result}}", map[string]any{"Slot": slot + 1, "Result": result})
 }
-
-// when writes a time the French way, in the terminal's time zone.
-func when(t time.Time) string { return t.Local().Format("02/01/2006 15:04:05") }
 
 func dimLabel(s string) fyne.CanvasObject {
 	return &canvas.Text{Text: s, Color: colDim, TextSize: 15}

@@ -119,7 +119,7 @@ func stakeCard(stake engine.Cents, b *engine.BlockStatus, sold, total int) fyne.
 	}
 	ratio := newGauge(b.Ratio()/scale, table/scale, ratioCol,
 		lang.L("{{.Ratio}} paid ({{.Paid}}) · table {{.Table}}", map[string]any{
-			"Ratio": percent(b.Ratio()), "Paid": b.Paid.String(), "Table": percent(table)}))
+			"Ratio": percent(b.Ratio()), "Paid": money(b.Paid), "Table": percent(table)}))
 	tiers := container.New(formLayoutNarrow{})
 	for t, tier := range engine.PrizeTable {
 		name := lang.L("lost")
@@ -155,29 +155,12 @@ func blockLine(b engine.BlockStatus) fyne.CanvasObject {
 		state = lang.L("sold out · seed {{.Seed}}", map[string]any{"Seed": fmt.Sprintf("%x", b.Seed)})
 		c = colGreen
 	}
-	line1 := &canvas.Text{Text: fmt.Sprintf("%s   %s   %s %s · %s %s · %s %s", b.Ref, b.Ref.Stake, lang.L("sold"), group(int(b.Served)),
+	line1 := &canvas.Text{Text: fmt.Sprintf("%s   %s   %s %s · %s %s · %s %s", b.Ref, money(b.Ref.Stake), lang.L("sold"), group(int(b.Served)),
 		lang.L("left"), group(int(b.Left)), lang.L("payout"), percent(b.Ratio())), Color: colText, TextSize: 15, TextStyle: fyne.TextStyle{Bold: true}}
 	line2 := &canvas.Text{Text: lang.L("commitment") + " " + b.Commitment.String(), Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
 	line3 := &canvas.Text{Text: state, Color: c, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: b.Exhausted()}}
 	bg := &canvas.Rectangle{FillColor: colPanel, CornerRadius: 8}
 	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(3, 3, 8, 8), container.NewVBox(line1, line2, line3)))
-}
-
-// group writes a count with thin groups of thousands, the French way.
-func group(n int) string {
-	s := engine.Cents(n * 100).String()
-	return s[:len(s)-len(",00 €")]
-}
-
-// percent writes a ratio as "70,00 %".
-func percent(r float64) string {
-	s := fmt.Sprintf("%.2f %%", 100*r)
-	for i := range s {
-		if s[i] == '.' {
-			return s[:i] + "," + s[i+1:]
-		}
-	}
-	return s
 }
 
 // formLayoutNarrow is formLayout with a narrow label column (tier names).

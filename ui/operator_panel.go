@@ -256,14 +256,14 @@ func (p *OperatorPanel) recordCard(s engine.Sale) fyne.CanvasObject {
 		dimLabel(lang.L("Ticket")), valueLabel(s.Ticket.String()),
 		dimLabel(lang.L("Player")), valueLabel(s.Player),
 		dimLabel(lang.L("Date")), valueLabel(when(s.Time)),
-		dimLabel(lang.L("Stake")), valueLabel(s.Stake().String()),
-		dimLabel(lang.L("Prize")), valueLabel(s.Prize().String()),
+		dimLabel(lang.L("Stake")), valueLabel(money(s.Stake())),
+		dimLabel(lang.L("Prize")), valueLabel(money(s.Prize())),
 		dimLabel(lang.L("Puck {{.N}}", nth(1))), valueLabel(dropText(s, 0)),
 		dimLabel(lang.L("Puck {{.N}}", nth(2))), valueLabel(dropText(s, 1)),
-		dimLabel(lang.L("Funds before")), valueLabel(s.BalanceBefore.String()),
-		dimLabel(lang.L("Funds after")), valueLabel(s.BalanceAfter.String()),
+		dimLabel(lang.L("Funds before")), valueLabel(money(s.BalanceBefore)),
+		dimLabel(lang.L("Funds after")), valueLabel(money(s.BalanceAfter)),
 		dimLabel(lang.L("Block")), valueLabel(fmt.Sprintf("%s, %s %d", s.Ticket.Block, lang.L("unit"), s.Ticket.Index)),
-		dimLabel(lang.L("Ledger entry")), valueLabel(fmt.Sprintf("n° %d", s.LedgerSeq)),
+		dimLabel(lang.L("Ledger entry")), valueLabel(lang.L("No. {{.N}}", nth(int(s.LedgerSeq)))),
 		dimLabel(lang.L("Reveal")), valueLabel(state),
 		dimLabel(lang.L("Record hash")), valueLabel(s.Hash().String()[:32]+"…"),
 	)
@@ -335,7 +335,7 @@ func (p *OperatorPanel) ShowHistory(i int) {
 				p.histPages = append(p.histPages, next)
 			}
 			p.histBox.Objects = nil
-			p.histBox.Add(valueLabel(lang.L("{{.Player}}: funds {{.Amount}}", map[string]any{"Player": player, "Amount": w.Balance.String()})))
+			p.histBox.Add(valueLabel(lang.L("{{.Player}}: funds {{.Amount}}", map[string]any{"Player": player, "Amount": money(w.Balance)})))
 			if len(sales) == 0 {
 				p.histBox.Add(widget.NewLabel(lang.L("No game played yet")))
 			}
@@ -365,7 +365,7 @@ func (p *OperatorPanel) HistoryRows() int { return max(0, len(p.histBox.Objects)
 func (p *OperatorPanel) historyRow(s engine.Sale) fyne.CanvasObject {
 	line1 := &canvas.Text{Text: when(s.Time) + "   " + s.Ticket.String(), Color: colDim, TextSize: 14}
 	prize := s.Prize()
-	line2 := &canvas.Text{Text: fmt.Sprintf("%s %s   %s %s   %s → %s", lang.L("Stake"), s.Stake(), lang.L("Prize"), prize, s.BalanceBefore, s.BalanceAfter),
+	line2 := &canvas.Text{Text: fmt.Sprintf("%s %s   %s %s   %s → %s", lang.L("Stake"), money(s.Stake()), lang.L("Prize"), money(prize), money(s.BalanceBefore), money(s.BalanceAfter)),
 		Color: colText, TextSize: 17, TextStyle: fyne.TextStyle{Bold: prize > 0}}
 	if prize > 0 {
 		line2.Color = colGold
@@ -552,7 +552,7 @@ func (p *OperatorPanel) loadFunds() {
 
 func (p *OperatorPanel) showFunds(player string, bal engine.Cents, entries []engine.LedgerEntry) {
 	p.balance, p.balanceOf = bal, player
-	p.fundsBalance.Text = bal.String()
+	p.fundsBalance.Text = money(bal)
 	p.fundsBalance.Refresh()
 	p.ledger.Objects = nil
 	for _, l := range entries {
@@ -566,18 +566,18 @@ func ledgerRow(l engine.LedgerEntry) fyne.CanvasObject {
 	var move string
 	switch {
 	case l.Credit > 0 && l.Debit > 0:
-		move = fmt.Sprintf("-%s +%s", l.Debit, l.Credit)
+		move = "-" + money(l.Debit) + " +" + money(l.Credit)
 	case l.Credit > 0:
-		move = "+" + l.Credit.String()
+		move = "+" + money(l.Credit)
 	default:
-		move = "-" + l.Debit.String()
+		move = "-" + money(l.Debit)
 	}
 	kind := map[engine.LedgerKind]string{engine.LedgerGrant: lang.L("demo funds"), engine.LedgerCredit: lang.L("credit"),
 		engine.LedgerPayout: lang.L("payout"), engine.LedgerSale: lang.L("sale")}[l.Kind]
 	if l.Kind == engine.LedgerSale {
 		kind += " " + l.Ticket.String()
 	}
-	txt := fmt.Sprintf("n° %d   %s   %s   %s   → %s   (%s)", l.Seq, when(l.Time), kind, move, l.Balance, l.Actor)
+	txt := fmt.Sprintf("%s   %s   %s   %s   → %s   (%s)", lang.L("No. {{.N}}", nth(int(l.Seq))), when(l.Time), kind, move, money(l.Balance), l.Actor)
 	return &canvas.Text{Text: txt, Color: colText, TextSize: 15}
 }
 
@@ -588,11 +588,11 @@ func (p *OperatorPanel) confirmFunds(isCredit bool) {
 	if err != nil || player == "" || p.balanceOf != player {
 		return
 	}
-	after, what := p.balance+a, lang.L("Credit {{.Amount}} to {{.Player}}?", map[string]any{"Amount": a.String(), "Player": player})
+	after, what := p.balance+a, lang.L("Credit {{.Amount}} to {{.Player}}?", map[string]any{"Amount": money(a), "Player": player})
 	if !isCredit {
-		after, what = p.balance-a, lang.L("Pay out {{.Amount}} to {{.Player}}?", map[string]any{"Amount": a.String(), "Player": player})
+		after, what = p.balance-a, lang.L("Pay out {{.Amount}} to {{.Player}}?", map[string]any{"Amount": money(a), "Player": player})
 	}
-	msg := widget.NewLabel(what + "\n" + lang.L("Funds: {{.Before}} → {{.After}}", map[string]any{"Before": p.balance.String(), "After": after.String()}))
+	msg := widget.NewLabel(what + "\n" + lang.L("Funds: {{.Before}} → {{.After}}", map[string]any{"Before": money(p.balance), "After": money(after)}))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomConfirm(lang.L("Confirm"), lang.L("Confirm"), lang.L("Cancel"), msg, func(ok bool) {
 		if ok {
@@ -625,7 +625,7 @@ func (p *OperatorPanel) moveFunds(isCredit bool, player string, a engine.Cents) 
 				return
 			}
 			p.fundsResult.Importance = widget.SuccessImportance
-			p.fundsResult.SetText(lang.L("Done: ledger entry n° {{.Seq}}, funds now {{.Amount}}", map[string]any{"Seq": l.Seq, "Amount": l.Balance.String()}))
+			p.fundsResult.SetText(lang.L("Done: ledger entry n° {{.Seq}}, funds now {{.Amount}}", map[string]any{"Seq": l.Seq, "Amount": money(l.Balance)}))
 			p.amount.SetText("")
 			p.showFunds(player, l.Balance, entries)
 			p.k.fundsChanged(player, l.Balance)
