@@ -14,7 +14,7 @@ run: build
 	./$(BIN) $(RUNARGS)
 
 build: deps
-	$(GO) build -o $(BIN) .
+	$(GO) build -buildvcs=auto -o $(BIN) .   # stamps the commit that version prints
 
 deps:
 	@./scripts/deps.sh
