@@ -111,8 +111,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	defer closeLog()
 	logger = logger.With().Str("kiosk", conf.KioskID).Logger()
-	logger.Info().Str("version", version).Str("commit", commit()).Str("sha256", binarySHA256()).
-		Str("command", cmd).Str("data", conf.DataDir).Str("config", configPath).Msg("start")
+	logStart := func(l zerolog.Logger) {
+		l.Info().Str("version", version).Str("commit", commit()).Str("sha256", binarySHA256()).
+			Str("command", cmd).Str("data", conf.DataDir).Str("config", configPath).Msg("start")
+	}
+	if cmd == "" {
+		go logStart(logger) // hashing the binary takes tens of ms: not before the window
+	} else {
+		logStart(logger)
+	}
 	logger = logger.Level(conf.ZerologLevel()) // after "start": every run records its version
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
