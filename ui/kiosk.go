@@ -55,6 +55,7 @@ type Kiosk struct {
 	won     engine.Cents // sum of the current unit's drops revealed so far
 
 	pages   []uint64 // `before` cursors of the history pages seen, pages[0] = 0
+	histAt  int      // the history page shown, an index into pages
 	last    *engine.Sale
 	idle    *time.Timer
 	idleGen int
@@ -85,11 +86,14 @@ func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
 	k.history = NewHistoryPanel()
 	k.history.OnRecall = k.Recall
 	k.history.OnBack = k.BackToGame
-	k.history.OnOlder = func() { k.loadHistory(len(k.pages)) }
+	k.history.OnOlder = func() {
+		if k.histAt+1 < len(k.pages) {
+			k.loadHistory(k.histAt + 1)
+		}
+	}
 	k.history.OnNewer = func() {
-		if len(k.pages) > 1 {
-			k.pages = k.pages[:len(k.pages)-1]
-			k.loadHistory(len(k.pages) - 1)
+		if k.histAt > 0 {
+			k.loadHistory(k.histAt - 1)
 		}
 	}
 	k.history.Hide()

@@ -54,6 +54,7 @@ func (k *Kiosk) loadHistory(i int) {
 			if i == len(k.pages)-1 && next != 0 {
 				k.pages = append(k.pages, next)
 			}
+			k.histAt = i
 			k.history.SetPage(k.last, sales, i+1, next != 0)
 		}
 	})
