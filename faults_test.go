@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -464,4 +465,34 @@ func TestFullDiskRefusesSales(t *testing.T) {
 	}
 	mustCLI(t, dir, "play", "--stake", "1")
 	mustCLI(t, dir, "audit")
+}
+
+// recover changes nothing when it would lose sales: a journal shorter than
+// the store (an older copy), or a journal damaged in the middle.
+func TestRecoverRefusesToLoseSales(t *testing.T) {
+	dir := t.TempDir()
+	mustCLI(t, dir, "play", "--stake", "1", "--n", "5")
+	jpath := filepath.Join(dir, "journal", "journal.sfj")
+	old, _ := os.ReadFile(jpath)
+	mustCLI(t, dir, "play", "--stake", "1", "--n", "5")
+	want := history(t, dir)
+	current, _ := os.ReadFile(jpath)
+
+	os.WriteFile(jpath, old, 0o640)
+	if _, errOut, code := cli(t, dir, "recover"); code != 1 || !strings.Contains(errOut, "would lose the later sales") {
+		t.Fatalf("recover from an older journal: %d %q", code, errOut)
+	}
+	damaged := bytes.Clone(current)
+	damaged[len(damaged)/3] ^= 0x20
+	os.WriteFile(jpath, damaged, 0o640)
+	if _, errOut, code := cli(t, dir, "recover"); code != 1 || !strings.Contains(errOut, "journal is damaged") {
+		t.Fatalf("recover from a damaged journal: %d %q", code, errOut)
+	}
+	os.WriteFile(jpath, current, 0o640)
+	if got := history(t, dir); got != want {
+		t.Fatal("a refused recover changed the history")
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(dir, "db.*")); len(dirs) != 0 {
+		t.Fatalf("a refused recover left %v", dirs)
+	}
 }

@@ -159,9 +159,10 @@ func restoreJournal(path string, r io.Reader) error {
 	return errors.Join(f.Sync(), f.Close())
 }
 
-// cmdRecover rebuilds the store from the journal: the damaged store is moved
-// aside (kept for investigation), a fresh one is filled by replaying the
-// journal, and the result is audited.
+// cmdRecover rebuilds the store from the journal. It changes nothing unless
+// the journal's whole chain is intact and the old store (if it still opens)
+// is not ahead of the journal; the new store is built beside the old one,
+// which is then kept aside for investigation, and the result is audited.
 func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error {
 	if len(args) != 0 {
 		return usageError{fmt.Errorf("recover takes no argument")}
@@ -174,15 +175,19 @@ func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 	if j.Head().Seq == 0 {
 		return fmt.Errorf("the journal %s is empty: nothing to recover from", d.journal())
 	}
-	if _, err := os.Stat(d.store()); err == nil {
-		aside := d.store() + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := os.Rename(d.store(), aside); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "the old store is kept in %s\n", aside)
-		logger.Warn().Str("moved_to", aside).Msg("recover: damaged store moved aside")
+	if err := j.Entries(func(engine.JournalEntry) error { return nil }); err != nil {
+		return fmt.Errorf("the journal is damaged, nothing was changed (restore a backup instead): %w", err)
 	}
-	store, err := storage.Open(d.store(), logger)
+	if ahead, err := storeAhead(ctx, d, j.Head(), logger); err != nil {
+		return err
+	} else if ahead != "" {
+		return fmt.Errorf("nothing was changed: %s", ahead)
+	}
+	building := d.store() + ".recovering"
+	if err := os.RemoveAll(building); err != nil {
+		return err
+	}
+	store, err := storage.Open(building, logger)
 	if err != nil {
 		return err
 	}
@@ -191,11 +196,48 @@ func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 		err = cerr
 	}
 	if err != nil {
+		return fmt.Errorf("%w (the old store is untouched; the partial one is in %s)", err, building)
+	}
+	if _, err := os.Stat(d.store()); err == nil {
+		aside := d.store() + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
+		if err := os.Rename(d.store(), aside); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "the old store is kept in %s\n", aside)
+		logger.Warn().Str("moved_to", aside).Msg("recover: damaged store moved aside")
+	}
+	if err := os.Rename(building, d.store()); err != nil {
 		return err
 	}
 	j.Close()
 	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
 	return auditAfter(ctx, d, cfg, logger, out)
+}
+
+// storeAhead says why recovering from a journal at head would lose what the
+// old store holds, or "" when it would not (or the old store cannot open:
+// then the journal is all there is).
+func storeAhead(ctx context.Context, d dataDir, head engine.JournalHead, logger zerolog.Logger) (string, error) {
+	if _, err := os.Stat(d.store()); err != nil {
+		return "", nil
+	}
+	store, err := storage.Open(d.store(), logger)
+	if errors.Is(err, engine.ErrInUse) {
+		return "", err
+	}
+	if err != nil {
+		return "", nil // damaged beyond opening
+	}
+	defer store.Close()
+	var stored engine.JournalEntry
+	var ok bool
+	if err := store.View(ctx, func(tx engine.ReadTx) (err error) { stored, ok, err = tx.Journal(); return err }); err != nil || !ok {
+		return "", nil
+	}
+	if stored.Seq > head.Seq {
+		return fmt.Sprintf("the store holds journal entry %d but the journal ends at entry %d: recovering would lose the later sales (is this the right journal?)", stored.Seq, head.Seq), nil
+	}
+	return "", nil
 }
 
 func auditAfter(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, out io.Writer) error {

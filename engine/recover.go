@@ -7,8 +7,9 @@ import (
 	"slices"
 )
 
-// recoverBatch is how many journal records go into one store transaction
-// while recovering, inside the store's transaction size limit.
+// recoverBatch is how many journal items (records, ledger entries, reveals)
+// go into one store transaction while recovering; a bigger entry (a batch
+// sale) goes alone, as it was committed.
 const recoverBatch = 1024
 
 // Recover rebuilds history, wallets, cursors and reveal progress from the
@@ -47,10 +48,14 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 				return err
 			}
 		}
-		pending = append(pending, e)
-		if size += len(e.Records) + len(e.Ledger) + len(e.Reveals); size >= recoverBatch {
-			return flush()
+		items := len(e.Records) + len(e.Ledger) + len(e.Reveals)
+		if size+items > recoverBatch { // keep each transaction inside the store's size limit
+			if err := flush(); err != nil {
+				return err
+			}
 		}
+		pending = append(pending, e)
+		size += items
 		return nil
 	})
 	if err == nil {
@@ -87,11 +92,17 @@ func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.L
 }
 
 // replay writes one journal entry's changes, extending the store's chains.
+// Cursors and wallets are written once per entry, as the sale wrote them.
 func replay(tx Tx, e JournalEntry) error {
+	cursors := map[BlockRef]Cursor{}
 	for _, r := range e.Records {
-		cur, err := tx.Cursor(r.Ticket.Block)
-		if err != nil {
-			return err
+		ref := r.Ticket.Block
+		cur, seen := cursors[ref]
+		if !seen {
+			var err error
+			if cur, err = tx.Cursor(ref); err != nil {
+				return err
+			}
 		}
 		if r.Ticket.Index != cur.Served || r.Prev != cur.Head {
 			return fmt.Errorf("%w: ticket %s does not follow the block's history (%d served)", ErrCorrupt, r.Ticket, cur.Served)
@@ -102,17 +113,19 @@ func replay(tx Tx, e JournalEntry) error {
 		if err := tx.PutRecord(r); err != nil {
 			return err
 		}
-		if err := tx.PutCursor(r.Ticket.Block, Cursor{Served: cur.Served + 1, Head: r.Hash()}); err != nil {
-			return err
-		}
+		cursors[ref] = Cursor{Served: cur.Served + 1, Head: r.Hash()}
 	}
+	wallets := map[string]Wallet{}
 	for _, l := range e.Ledger {
-		w, ok, err := tx.Wallet(l.Player)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			w = Wallet{Player: l.Player}
+		w, seen := wallets[l.Player]
+		if !seen {
+			var ok bool
+			var err error
+			if w, ok, err = tx.Wallet(l.Player); err != nil {
+				return err
+			} else if !ok {
+				w = Wallet{Player: l.Player}
+			}
 		}
 		if l.Seq != w.Seq+1 || l.Prev != w.Head || l.Balance != w.Balance+l.Credit-l.Debit {
 			return fmt.Errorf("%w: ledger entry %d of %s does not follow the wallet", ErrCorrupt, l.Seq, l.Player)
@@ -124,6 +137,14 @@ func replay(tx Tx, e JournalEntry) error {
 		if err := tx.PutLedger(l); err != nil {
 			return err
 		}
+		wallets[l.Player] = w
+	}
+	for ref, cur := range cursors {
+		if err := tx.PutCursor(ref, cur); err != nil {
+			return err
+		}
+	}
+	for _, w := range wallets {
 		if err := tx.PutWallet(w); err != nil {
 			return err
 		}

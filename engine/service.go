@@ -56,6 +56,7 @@ type Service struct {
 	journal Journal
 	jhead   JournalHead // the journal's position after the last change
 	broken  error       // why the terminal is out of service, or nil
+	closing bool        // Close was called: no more background work
 
 	bg sync.WaitGroup // background block generation
 }
@@ -88,15 +89,23 @@ func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) 
 		return s, nil // reads still work; Health says why nothing else does
 	}
 	for _, stake := range Stakes {
+		// A stake whose block cannot be drawn now (a full disk) does not stop
+		// the terminal: its sales retry, and history stays readable.
 		if _, err := s.openBlock(ctx, stake); err != nil && !errors.Is(err, ErrStakeClosed) {
-			return nil, err
+			s.log.Error("no block open", "stake", int64(stake), "err", err)
 		}
 	}
 	return s, nil
 }
 
-// Close waits for background work; the caller closes the store after.
-func (s *Service) Close() { s.bg.Wait() }
+// Close waits for background work and starts no more; the caller closes the
+// store after.
+func (s *Service) Close() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.bg.Wait()
+}
 
 // Config is the emission being sold.
 func (s *Service) Config() Config { return s.cfg }
@@ -173,6 +182,9 @@ func (s *Service) drawBlock(ctx context.Context, ref BlockRef) (*Block, error) {
 // drawSpare draws the block after the open one in the background, so that
 // no player waits for a block to be drawn.
 func (s *Service) drawSpare(st *stakeState, ref BlockRef) {
+	if s.closing {
+		return
+	}
 	done := make(chan struct{})
 	st.pending = done
 	s.bg.Add(1)
@@ -269,6 +281,9 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 			rv := NewReveal()
 			if req.Picks != nil {
 				p := req.Picks(i)
+				if p[0] < 0 || p[0] >= NumSlots || p[1] < 0 || p[1] >= NumSlots {
+					return fmt.Errorf("%w: pucks %v (slots 0 to %d)", ErrReveal, p, NumSlots-1)
+				}
 				rv = Reveal{Slots: p, Go: [2]bool{u.Drops[0].Dest.Bonus, u.Drops[1].Dest.Bonus}}
 				if err := tx.PutReveal(t, rv); err != nil {
 					return err

@@ -16,5 +16,6 @@ func Run(ctx context.Context, g Game, o Options) error {
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
 	k.Window().ShowAndRun()
+	k.Wait() // an engine call in flight ends before the store is closed
 	return nil
 }
