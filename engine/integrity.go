@@ -29,6 +29,16 @@ func (t *journalTx) PutReveal(tk Ticket, rv Reveal) error {
 	return t.Tx.PutReveal(tk, rv)
 }
 
+func (t *journalTx) PutOperatorEvent(e OperatorEvent) error {
+	t.entry.Events = append(t.entry.Events, e)
+	return t.Tx.PutOperatorEvent(e)
+}
+
+func (t *journalTx) PutSetting(name string, v []byte) error {
+	t.entry.Settings = append(t.entry.Settings, JournalSetting{Name: name, Value: v})
+	return t.Tx.PutSetting(name, v)
+}
+
 // noteBlock records that the transaction starts selling block b, whose seed
 // the journal must keep to draw the block again if the store loses it.
 func (t *journalTx) noteBlock(b BlockInfo) {
@@ -37,7 +47,8 @@ func (t *journalTx) noteBlock(b BlockInfo) {
 }
 
 func (t *journalTx) empty() bool {
-	return len(t.entry.Records)+len(t.entry.Ledger)+len(t.entry.Reveals) == 0
+	e := t.entry
+	return len(e.Records)+len(e.Ledger)+len(e.Reveals)+len(e.Events)+len(e.Settings) == 0
 }
 
 // update runs fn in one durable store transaction and appends what it wrote
@@ -87,6 +98,17 @@ func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 		s.jhead = entry.Head()
 	}
 	return s.verifyTouched(ctx, entry)
+}
+
+// record writes what must be kept even when the terminal is out of service
+// (the operator log, the PIN and its lockout): journaled like any change
+// while the terminal is healthy, in the store alone when it is not (the
+// journal may be what is broken). Called with mu held.
+func (s *Service) record(ctx context.Context, fn func(Tx) error) error {
+	if s.broken != nil {
+		return s.store.Update(ctx, fn)
+	}
+	return s.update(ctx, func(tx *journalTx) error { return fn(tx) })
 }
 
 // outOfService stops all changes: every sale, reveal step and movement of

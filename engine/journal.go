@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"time"
@@ -14,15 +15,24 @@ import (
 
 // JournalEntry is what one store transaction changed: the blocks first sold
 // from in it (with their seeds, so a lost block can be drawn again), the
-// history records, ledger entries and reveal steps it wrote.
+// history records, ledger entries and reveal steps it wrote, and the
+// operator log's events and settings (PIN hash, lockout).
 type JournalEntry struct {
-	Seq     uint64 // from 1
-	Prev    Hash   // hash of the entry before; zero for the first
-	Time    time.Time
-	Blocks  []BlockInfo // Ref, Size, Commitment, Seed (Cursor unused)
-	Records []Record
-	Ledger  []LedgerEntry
-	Reveals []JournalReveal
+	Seq      uint64 // from 1
+	Prev     Hash   // hash of the entry before; zero for the first
+	Time     time.Time
+	Blocks   []BlockInfo // Ref, Size, Commitment, Seed (Cursor unused)
+	Records  []Record
+	Ledger   []LedgerEntry
+	Reveals  []JournalReveal
+	Events   []OperatorEvent
+	Settings []JournalSetting
+}
+
+// JournalSetting is a named setting as the journal keeps it.
+type JournalSetting struct {
+	Name  string
+	Value []byte
 }
 
 // JournalReveal is a reveal step as the journal keeps it.
@@ -85,6 +95,16 @@ func (e JournalEntry) MarshalBinary() ([]byte, error) {
 		enc.ticket(rv.Ticket)
 		sub(rv.Reveal)
 	}
+	enc.u32(uint32(len(e.Events)))
+	for _, ev := range e.Events {
+		sub(ev)
+	}
+	enc.u32(uint32(len(e.Settings)))
+	for _, st := range e.Settings {
+		enc.str(st.Name)
+		enc.u16(uint16(len(st.Value)))
+		enc.bytes(st.Value)
+	}
 	return enc.b, nil
 }
 
@@ -137,6 +157,18 @@ func (e *JournalEntry) UnmarshalBinary(b []byte) error {
 		rv := JournalReveal{Ticket: d.ticket()}
 		sub(&rv.Reveal)
 		e.Reveals = append(e.Reveals, rv)
+	}
+	e.Events = nil
+	for n := count(); n > 0 && d.err == nil; n-- {
+		var ev OperatorEvent
+		sub(&ev)
+		e.Events = append(e.Events, ev)
+	}
+	e.Settings = nil
+	for n := count(); n > 0 && d.err == nil; n-- {
+		st := JournalSetting{Name: d.str()}
+		st.Value = bytes.Clone(d.take(int(d.u16())))
+		e.Settings = append(e.Settings, st)
 	}
 	return d.done("journal entry")
 }

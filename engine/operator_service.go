@@ -148,7 +148,7 @@ func (s *Service) SetPIN(ctx context.Context, pin string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err = s.store.Update(ctx, func(tx Tx) error {
+	err = s.record(ctx, func(tx Tx) error {
 		_, had, err := tx.Setting(settingPIN)
 		if err != nil {
 			return err
@@ -207,7 +207,7 @@ func (s *Service) Login(ctx context.Context, pin string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var result error
-	err = s.store.Update(ctx, func(tx Tx) error {
+	err = s.record(ctx, func(tx Tx) error {
 		now := s.Now().UTC()
 		lock, err := readLock(tx) // again: another login may have changed it
 		if err != nil {
@@ -286,7 +286,7 @@ func putLock(tx Tx, l pinLock) error {
 func (s *Service) RecordOperator(ctx context.Context, actor, action, detail string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	err := s.store.Update(ctx, func(tx Tx) error { return s.putEvent(tx, actor, action, detail) })
+	err := s.record(ctx, func(tx Tx) error { return s.putEvent(tx, actor, action, detail) })
 	if err != nil {
 		s.log.Error("operator action not recorded", "actor", actor, "action", action, "detail", detail, "err", err)
 		return fmt.Errorf("record operator action %s: %w", action, err)

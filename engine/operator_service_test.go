@@ -175,6 +175,9 @@ func TestOperatorFundsAreLedgeredAndLogged(t *testing.T) {
 
 func TestBlockReport(t *testing.T) {
 	s, _ := newService(t, oneBlock)
+	if _, err := s.Credit(ctx, engine.DemoPlayer, 100_000, "test"); err != nil {
+		t.Fatal(err)
+	}
 	sales := sell(t, s, engine.DemoPlayer, 50, 400)
 	sales = append(sales, sell(t, s, engine.DemoPlayer, 200, 7)...)
 	rep, err := s.BlockReport(ctx)

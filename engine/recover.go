@@ -48,7 +48,7 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 				return err
 			}
 		}
-		items := len(e.Records) + len(e.Ledger) + len(e.Reveals)
+		items := len(e.Records) + len(e.Ledger) + len(e.Reveals) + len(e.Events) + len(e.Settings)
 		if size+items > recoverBatch { // keep each transaction inside the store's size limit
 			if err := flush(); err != nil {
 				return err
@@ -151,6 +151,16 @@ func replay(tx Tx, e JournalEntry) error {
 	}
 	for _, rv := range e.Reveals {
 		if err := tx.PutReveal(rv.Ticket, rv.Reveal); err != nil {
+			return err
+		}
+	}
+	for _, ev := range e.Events {
+		if err := tx.PutOperatorEvent(ev); err != nil {
+			return err
+		}
+	}
+	for _, st := range e.Settings {
+		if err := tx.PutSetting(st.Name, st.Value); err != nil {
 			return err
 		}
 	}

@@ -14,9 +14,23 @@ import (
 
 var ctx = context.Background()
 
-func newService(t *testing.T, cfg engine.Config) (*engine.Service, *memstore.Store) {
+// pinnedStore holds the first block of every stake drawn from a fixed seed,
+// so that a test's outcomes are the same at every run.
+func pinnedStore(t *testing.T) *memstore.Store {
 	t.Helper()
 	st := memstore.New()
+	for i, stake := range engine.Stakes {
+		ref := engine.BlockRef{Emission: 1, Stake: stake, Number: 1}
+		if err := st.PutBlock(ctx, engine.GenerateBlock(ref, seed(byte(100+i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return st
+}
+
+func newService(t *testing.T, cfg engine.Config) (*engine.Service, *memstore.Store) {
+	t.Helper()
+	st := pinnedStore(t)
 	s, err := engine.NewService(ctx, st, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
