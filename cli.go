@@ -166,6 +166,7 @@ func cmdHistory(ctx context.Context, svc *engine.Service, _ *storage.Store, args
 	player := fs.String("player", engine.DemoPlayer, "player id")
 	last := fs.Int("last", 10, "number of units, newest first")
 	asJSON := fs.Bool("json", false, "one JSON object per line")
+	asCSV := fs.Bool("csv", false, "CSV with a header line, amounts in euros")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -175,6 +176,9 @@ func cmdHistory(ctx context.Context, svc *engine.Service, _ *storage.Store, args
 	sales, _, err := svc.History(ctx, *player, 0, *last)
 	if err != nil {
 		return err
+	}
+	if *asCSV {
+		return engine.WriteHistoryCSV(out, sales)
 	}
 	if len(sales) == 0 && !*asJSON {
 		fmt.Fprintf(out, "%s has played no unit yet\n", *player)

@@ -38,7 +38,7 @@ const usage = `Star Fortune — kiosk lottery game.
 Usage:
   starfortune [--data DIR] [--config FILE] [--kiosk] [--player ID] [--lang fr|en]   open the game window
   starfortune [--data DIR] play --stake 0.5|1|2 [--player ID] [--n N] [--batch K] [--json]
-  starfortune [--data DIR] history [--player ID] [--last N] [--json]
+  starfortune [--data DIR] history [--player ID] [--last N] [--json|--csv]
   starfortune [--data DIR] show TICKET [--json]
   starfortune [--data DIR] blocks [--json]
   starfortune [--data DIR] wallet show|credit|payout [--player ID] [--amount EUROS] [--json]

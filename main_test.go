@@ -86,6 +86,10 @@ func TestCommandLine(t *testing.T) {
 	if len(hist) != 3 || hist[0].Ticket != sales[6].Ticket || hist[2].Ticket != sales[4].Ticket {
 		t.Fatalf("history newest first: %+v", hist)
 	}
+	csv := strings.Split(strings.TrimSpace(mustCLI(t, dir, "history", "--last", "3", "--csv")), "\n")
+	if len(csv) != 4 || !strings.HasPrefix(csv[0], "time,ticket,player,stake_eur,prize_eur") || !strings.Contains(csv[1], sales[6].Ticket+",demo,0.50,") {
+		t.Fatalf("history --csv:\n%s", strings.Join(csv, "\n"))
+	}
 	shown := decodeSales(t, mustCLI(t, dir, "show", sales[2].Ticket, "--json"))
 	if len(shown) != 1 || shown[0].Ticket != sales[2].Ticket || shown[0].PrizeCents != sales[2].PrizeCents {
 		t.Fatalf("show: %+v", shown)
