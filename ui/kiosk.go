@@ -457,6 +457,8 @@ func errorText(err error) string {
 		return lang.L("Insufficient funds")
 	case errors.Is(err, engine.ErrStakeClosed):
 		return lang.L("This stake is closed: all its units are sold. Choose another stake.")
+	case errors.Is(err, engine.ErrDiskFull):
+		return lang.L("Terminal temporarily unavailable (disk full): nothing was debited. Please call an attendant.")
 	}
 	return lang.L("Terminal out of service, please call an attendant")
 }

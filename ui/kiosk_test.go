@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -245,6 +246,20 @@ func TestStorageFailureMovesNothing(t *testing.T) {
 	}
 	if r.k.Board().Offering() || r.k.Controls().PlayButton().Disabled() {
 		t.Error("the board moved or JOUER stayed disabled after a failed sale")
+	}
+}
+
+// A full disk refuses JOUER before anything moves, and says so.
+func TestFullDiskSaysSo(t *testing.T) {
+	r := newRig(t, ui.Options{})
+	r.store.Fail = fmt.Errorf("%w: 3 MiB free", engine.ErrDiskFull)
+	r.tapPlay()
+	r.store.Fail = nil
+	if got, want := r.k.Controls().Message(), "Terminal momentanément indisponible (disque plein) : rien n'a été débité. Appelez un responsable."; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+	if got := r.k.Controls().Funds(); got != "100,00 €" || len(r.history(t)) != 0 {
+		t.Errorf("funds %q after a refused sale", got)
 	}
 }
 
