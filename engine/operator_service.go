@@ -328,21 +328,10 @@ func lastOperatorSeq(tx ReadTx) (uint64, error) {
 
 // OperatorLog returns up to limit events of the operator log, newest first.
 func (s *Service) OperatorLog(ctx context.Context, limit int) (events []OperatorEvent, err error) {
-	err = s.store.View(ctx, func(tx ReadTx) error {
-		last, err := lastOperatorSeq(tx)
-		if err != nil || last == 0 || limit <= 0 {
-			return err
-		}
-		err = tx.OperatorEvents(last, 1, func(e OperatorEvent) error {
-			if len(events) == limit {
-				return errStop
-			}
-			events = append(events, e)
-			return nil
+	err = s.store.View(ctx, func(tx ReadTx) (err error) {
+		events, err = firstOf(limit, func(fn func(OperatorEvent) error) error {
+			return tx.OperatorEvents(math.MaxUint64, 1, fn) // downwards from the newest
 		})
-		if errors.Is(err, errStop) {
-			return nil
-		}
 		return err
 	})
 	return events, err

@@ -142,19 +142,30 @@ func (s *Service) LedgerPage(ctx context.Context, player string, limit int) (ent
 		if err != nil || !ok {
 			return err
 		}
-		err = tx.Ledger(player, w.Seq, 1, func(l LedgerEntry) error {
-			if len(entries) == limit {
-				return errStop
-			}
-			entries = append(entries, l)
-			return nil
-		})
-		if errors.Is(err, errStop) {
-			return nil
-		}
+		entries, err = firstOf(limit, func(fn func(LedgerEntry) error) error { return tx.Ledger(player, w.Seq, 1, fn) })
 		return err
 	})
 	return entries, err
+}
+
+// firstOf collects up to limit of the items a scan passes to its function,
+// stopping the scan there.
+func firstOf[T any](limit int, scan func(fn func(T) error) error) ([]T, error) {
+	var items []T
+	if limit <= 0 {
+		return nil, nil
+	}
+	err := scan(func(item T) error {
+		items = append(items, item)
+		if len(items) == limit {
+			return errStop
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return items, err
 }
 
 // Blocks lists the emission's stored blocks with their progress. The seed of
