@@ -125,6 +125,14 @@ func (s *Service) outOfService(reason string) error {
 	return s.broken
 }
 
+// outOfServiceIf puts the terminal out of service if problems were found.
+func (s *Service) outOfServiceIf(problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return s.outOfService(strings.Join(problems, "; "))
+}
+
 // Health is nil while the terminal may sell, or why it may not.
 func (s *Service) Health() error {
 	s.mu.Lock()
@@ -158,10 +166,7 @@ func (s *Service) verifyTouched(ctx context.Context, e JournalEntry) error {
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("reading back the sale: %v", err))
 	}
-	if len(problems) > 0 {
-		return s.outOfService(strings.Join(problems, "; "))
-	}
-	return nil
+	return s.outOfServiceIf(problems)
 }
 
 // checkCursor: the block's cursor hashes its last record, and no record
@@ -237,10 +242,7 @@ func (s *Service) checkAtStart(ctx context.Context) error {
 	if err != nil {
 		problems = append(problems, fmt.Sprintf("the store cannot be read: %v", err))
 	}
-	if len(problems) > 0 {
-		return s.outOfService(strings.Join(problems, "; "))
-	}
-	return nil
+	return s.outOfServiceIf(problems)
 }
 
 // reconcileJournal brings the store and the journal to the same entry. The
