@@ -104,27 +104,41 @@ func (b *backdrop) generate(w, h int) image.Image {
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	pr := newProjection(fyne.NewSize(float32(w), float32(h)))
+	// The nebulae are Gaussians, a product of a function of x and one of y;
+	// the board's depth depends on the row only. Computing those per column
+	// and per row keeps exp out of the pixel loop: the backdrop is painted
+	// before the window's first frame.
+	cx := float64(pr.cx)
+	n1x, n2x := make([]float64, w), make([]float64, w)
+	for x := range w {
+		fx := float64(x) / float64(w)
+		n1x[x] = math.Exp(-(fx - 0.18) * (fx - 0.18) / 0.02)
+		n2x[x] = math.Exp(-(fx - 0.85) * (fx - 0.85) / 0.03)
+	}
 	for y := 0; y < h; y++ {
 		fy := float64(y) / float64(h)
-		for x := 0; x < w; x++ {
-			fx := float64(x) / float64(w)
+		n1y := math.Exp(-(fy - 0.25) * (fy - 0.25) / 0.05)
+		n2y := math.Exp(-(fy - 0.7) * (fy - 0.7) / 0.04)
+		row := pr.unproject(0, float32(y)+0.5) // p.Y and depth are the row's
+		scale := float64(pr.w) * depth(row.Y)
+		half, edgeY := scale/2, math.Min(row.Y, 1-row.Y)*scale
+		pix := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		for x := range w {
 			// sky: deep blue to violet, two soft nebulae
-			r := 7 + 18*fy
-			g := 9 + 6*fy
-			bl := 34 + 46*fy
-			n1 := math.Exp(-((fx-0.18)*(fx-0.18)/0.02 + (fy-0.25)*(fy-0.25)/0.05))
-			n2 := math.Exp(-((fx-0.85)*(fx-0.85)/0.03 + (fy-0.7)*(fy-0.7)/0.04))
-			r += 70*n1 + 20*n2
-			g += 10*n1 + 45*n2
-			bl += 90*n1 + 80*n2
-			p := pr.unproject(float32(x)+0.5, float32(y)+0.5)
+			n1, n2 := n1x[x]*n1y, n2x[x]*n2y
+			r := 7 + 18*fy + 70*n1 + 20*n2
+			g := 9 + 6*fy + 10*n1 + 45*n2
+			bl := 34 + 46*fy + 90*n1 + 80*n2
 			// distance to the board's edge in pixels, negative outside
-			edge := min(p.X, 1-p.X, p.Y, 1-p.Y) * float64(pr.w) * depth(p.Y)
-			if p.Y > -0.5 && edge > -1 {
+			edge := edgeY
+			if ex := half - math.Abs(float64(x)+0.5-cx); ex < edge {
+				edge = ex
+			}
+			if row.Y > -0.5 && edge > -1 {
 				if edge > 0 {
 					// board surface: translucent indigo glass, lighter near the player
-					k := 0.55 + 0.2*p.Y
-					r, g, bl = r*(1-k)+24*k, g*(1-k)+26*k, bl*(1-k)+(78+30*p.Y)*k
+					k := 0.55 + 0.2*row.Y
+					r, g, bl = r*(1-k)+24*k, g*(1-k)+26*k, bl*(1-k)+(78+30*row.Y)*k
 				}
 				// gold rail with a soft inner glow, antialiased on both sides
 				var f float64
@@ -140,10 +154,10 @@ func (b *backdrop) generate(w, h int) image.Image {
 				}
 				r, g, bl = r+f*(255-r), g+f*(200-g), bl+f*(61-bl)
 			}
-			img.Pix[y*img.Stride+x*4+0] = clamp8(r)
-			img.Pix[y*img.Stride+x*4+1] = clamp8(g)
-			img.Pix[y*img.Stride+x*4+2] = clamp8(bl)
-			img.Pix[y*img.Stride+x*4+3] = 255
+			pix[x*4+0] = clamp8(r)
+			pix[x*4+1] = clamp8(g)
+			pix[x*4+2] = clamp8(bl)
+			pix[x*4+3] = 255
 		}
 	}
 	for _, s := range b.stars {
