@@ -116,6 +116,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			Str("command", cmd).Str("data", conf.DataDir).Str("config", configPath).Msg("start")
 	}
 	if cmd == "" {
+		holdWindowMemory()
 		go logStart(logger) // hashing the binary takes tens of ms: not before the window
 	} else {
 		logStart(logger)
@@ -198,6 +199,21 @@ func openLog(dir string) (zerolog.Logger, func(), error) {
 		w = zerolog.MultiLevelWriter(file, zerolog.ConsoleWriter{Out: os.Stderr, TimeFormat: time.TimeOnly})
 	}
 	return zerolog.New(w).With().Timestamp().Logger(), func() { file.Close() }, nil
+}
+
+// windowMemoryLimit is the Go memory the window aims to stay within. Its
+// live heap is about 40 MB (fonts, the store's memtable, the board); with
+// the collector's default pacing the heap would grow to twice that between
+// collections, and a terminal runs for weeks beside other programs. The
+// limit is soft: the heap may exceed it, the collector then works harder.
+const windowMemoryLimit = 64 << 20
+
+// holdWindowMemory applies windowMemoryLimit unless the environment sets
+// GOMEMLIMIT, which wins.
+func holdWindowMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(windowMemoryLimit)
+	}
 }
 
 func commit() string {

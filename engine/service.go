@@ -311,6 +311,9 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	}
 	open.Cursor = cur
 	for _, sale := range sales {
+		if !s.log.Enabled(ctx, slog.LevelInfo) {
+			break // a batch sells thousands: no ticket strings for a silent log
+		}
 		s.log.Info("unit sold", "ticket", sale.Ticket.String(), "player", sale.Player,
 			"stake", int64(sale.Stake()), "prize", int64(sale.Prize()), "balance", int64(sale.BalanceAfter))
 	}

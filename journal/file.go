@@ -22,7 +22,7 @@ import (
 const chunk = 64 << 10
 
 // maxLine bounds a line Entries accepts. The engine's largest transaction
-// (Badger's limit, about 26 000 small values) encodes to a few megabytes.
+// (Badger's limit, about 13 000 small values) encodes to a few megabytes.
 const maxLine = 64 << 20
 
 // File is the journal file. Its methods are safe for concurrent use.

@@ -55,8 +55,8 @@ echo "bench: building the benchmarks" >&2
 go test -c -o $out/storage.test ./storage
 go test -c -tags ci -o $out/benchbase.test ./scripts/benchbase
 uitest=yes
-go test -c -tags ci -o $out/ui.test ./ui || { uitest=; echo "bench: the ui benchmarks do not compile: board_frame_render will be missing" >&2; }
-go build -o $out/hello ./scripts/hello
+go test -c -tags "ci,${TAGS:-no_emoji}" -o $out/ui.test ./ui || { uitest=; echo "bench: the ui benchmarks do not compile: board_frame_render will be missing" >&2; }
+go build -o $out/hello ./scripts/hello # a plain Fyne build, as any Fyne program
 go build -o $out/benchwin ./scripts/benchwin
 
 raw=$out/raw.txt

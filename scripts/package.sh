@@ -53,7 +53,7 @@ git ls-files -z --cached --others --exclude-standard |
 	fail "cannot snapshot the source tree"
 rm -rf "$out" && mkdir -p "$out"
 echo "package: fyne package -os linux (the first run takes ~4 min)"
-(cd "$out" && "$fyne" package -os linux --src "$tmp/src") || fail "fyne package"
+(cd "$out" && "$fyne" package -os linux --tags "${TAGS:-no_emoji}" --src "$tmp/src") || fail "fyne package"
 tarball=$(ls "$out"/*.tar.xz 2>/dev/null | head -1)
 [ -n "$tarball" ] || fail "no .tar.xz in $out"
 echo "package: built $tarball ($(du -h "$tarball" | cut -f1))"

@@ -25,7 +25,7 @@ type BonusView struct {
 	title  *canvas.Text
 	hint   *canvas.Text
 	value  *canvas.Text
-	goBtn  *widget.Button
+	goBtn  *bigButton
 	goBox  fyne.CanvasObject
 	panel  fyne.CanvasObject
 	reveal *fyne.Animation
@@ -38,13 +38,12 @@ func NewBonusView() *BonusView {
 	v.title = &canvas.Text{Text: lang.L("BONUS"), Color: colGold, TextSize: 54, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
 	v.hint = &canvas.Text{Color: colText, TextSize: 18, Alignment: fyne.TextAlignCenter}
 	v.value = &canvas.Text{Color: colGold, TextSize: 48, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
-	v.goBtn = widget.NewButton(lang.L("GO"), func() {
+	v.goBtn = newBigButton(lang.L("GO"), 40, func() {
 		if v.OnGo != nil {
 			v.OnGo()
 		}
 	})
-	v.goBtn.Importance = widget.HighImportance
-	v.goBox = container.NewCenter(container.New(fixedSize(fyne.NewSize(220, 84)), big(v.goBtn, 40)))
+	v.goBox = container.NewCenter(container.New(fixedSize(fyne.NewSize(220, 84)), v.goBtn))
 	bg := &canvas.Rectangle{FillColor: color.NRGBA{R: 0x1a, G: 0x0b, B: 0x3a, A: 0xf0}, StrokeColor: colGold, StrokeWidth: 4, CornerRadius: 22}
 	glow := &canvas.Rectangle{FillColor: colGoldGlow, CornerRadius: 30}
 	inner := container.NewVBox(v.title, v.hint, v.goBox, v.value)
@@ -104,7 +103,7 @@ func (v *BonusView) Reveal(sum engine.Cents, done func()) {
 func (v *BonusView) Value() string { return v.value.Text }
 
 // GoButton is the GO button.
-func (v *BonusView) GoButton() *widget.Button { return v.goBtn }
+func (v *BonusView) GoButton() *bigButton { return v.goBtn }
 
 // fixedSize is a layout giving its objects one size.
 type fixedSize fyne.Size

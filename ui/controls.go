@@ -23,7 +23,7 @@ type Controls struct {
 
 	funds   *canvas.Text
 	stakes  []*widget.Button
-	play    *widget.Button
+	play    *bigButton
 	message *widget.Label
 	last    *canvas.Text
 	lastBox *fyne.Container
@@ -51,12 +51,11 @@ func NewControls(stake engine.Cents) *Controls {
 	}
 	c.SetStake(stake)
 
-	c.play = widget.NewButton(lang.L("PLAY"), func() {
+	c.play = newBigButton(lang.L("PLAY"), 34, func() {
 		if c.OnPlay != nil {
 			c.OnPlay()
 		}
 	})
-	c.play.Importance = widget.HighImportance
 
 	c.message = widget.NewLabel(lang.L("Choose your stake, then press PLAY"))
 	c.message.Wrapping = fyne.TextWrapWord
@@ -79,7 +78,7 @@ func NewControls(stake engine.Cents) *Controls {
 		card(container.NewVBox(fundsTitle, c.funds)),
 		stakeTitle, row,
 		gap(10),
-		big(tall(c.play, bigButtonHeight), 34),
+		tall(c.play, bigButtonHeight),
 		c.message,
 		c.lastBox,
 		layout.NewSpacer(),
@@ -145,7 +144,7 @@ func (c *Controls) Enable(free, history bool) {
 			b.Disable()
 		}
 	}
-	set(c.play, free)
+	set(&c.play.Button, free)
 	for _, b := range c.stakes {
 		set(b, free)
 	}
@@ -153,7 +152,7 @@ func (c *Controls) Enable(free, history bool) {
 }
 
 // PlayButton is the JOUER button (tests and key handling tap it).
-func (c *Controls) PlayButton() *widget.Button { return c.play }
+func (c *Controls) PlayButton() *bigButton { return c.play }
 
 // StakeButtons are the stake buttons, in the order of engine.Stakes.
 func (c *Controls) StakeButtons() []*widget.Button { return c.stakes }
@@ -184,21 +183,65 @@ func (h minHeight) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	}
 }
 
-// big shows obj's text at size: JOUER and GO are read from afar.
-func big(obj fyne.CanvasObject, size float32) fyne.CanvasObject {
-	return container.NewThemeOverride(obj, sizedTheme{newStarTheme(), size})
+// bigButton is a button whose label is drawn large, to be read from afar
+// (JOUER, GO). Fyne sizes a button's text from the theme, and a theme
+// overridden for one button makes Fyne load a second copy of every font
+// (about 5 MB each time): the label is drawn here instead.
+type bigButton struct {
+	widget.Button
+	// Text is the label; the embedded button's own text stays empty.
+	Text string
+	size float32
 }
 
-type sizedTheme struct {
-	fyne.Theme
-	text float32
+func newBigButton(text string, size float32, tapped func()) *bigButton {
+	b := &bigButton{Text: text, size: size}
+	b.OnTapped = tapped
+	b.Importance = widget.HighImportance
+	b.ExtendBaseWidget(b)
+	return b
 }
 
-func (t sizedTheme) Size(n fyne.ThemeSizeName) float32 {
-	if n == theme.SizeNameText {
-		return t.text
+// CreateRenderer is part of fyne.Widget.
+func (b *bigButton) CreateRenderer() fyne.WidgetRenderer {
+	r := &bigButtonRenderer{WidgetRenderer: b.Button.CreateRenderer(), b: b,
+		label: &canvas.Text{TextSize: b.size, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}}
+	r.Refresh()
+	return r
+}
+
+// bigButtonRenderer is the button's own renderer with the label on top.
+type bigButtonRenderer struct {
+	fyne.WidgetRenderer
+	b     *bigButton
+	label *canvas.Text
+}
+
+func (r *bigButtonRenderer) Objects() []fyne.CanvasObject {
+	return append(r.WidgetRenderer.Objects(), r.label)
+}
+
+func (r *bigButtonRenderer) MinSize() fyne.Size {
+	pad := 2 * r.b.Theme().Size(theme.SizeNameInnerPadding)
+	return r.WidgetRenderer.MinSize().Max(r.label.MinSize().AddWidthHeight(pad, pad))
+}
+
+func (r *bigButtonRenderer) Layout(size fyne.Size) {
+	r.WidgetRenderer.Layout(size)
+	h := r.label.MinSize().Height
+	r.label.Move(fyne.NewPos(0, (size.Height-h)/2))
+	r.label.Resize(fyne.NewSize(size.Width, h))
+}
+
+func (r *bigButtonRenderer) Refresh() {
+	r.WidgetRenderer.Refresh()
+	name := theme.ColorNameForegroundOnPrimary
+	if r.b.Disabled() {
+		name = theme.ColorNameDisabled
 	}
-	return t.Theme.Size(n)
+	r.label.Text = r.b.Text
+	r.label.Color = r.b.Theme().Color(name, fyne.CurrentApp().Settings().ThemeVariant())
+	r.label.Refresh()
 }
 
 // gap is vertical space.
