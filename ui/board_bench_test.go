@@ -25,22 +25,6 @@ func benchBoard(b *testing.B) (*Board, fyne.Window, engine.Path) {
 	return board, w, path
 }
 
-// BenchmarkBoardRender is one frame of a fall painted by Fyne's software
-// renderer: the frame update plus a full capture of the window.
-func BenchmarkBoardRender(b *testing.B) {
-	board, w, path := benchBoard(b)
-	c := w.Canvas()
-	c.Capture() // the backdrop is drawn once per size
-	dur := path.Duration()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		board.frame(float64(i%60) / 60 * dur)
-		c.Capture()
-		i++
-	}
-}
-
 // BenchmarkFrameUpdate is what one 60 fps animation tick costs the UI
 // thread: moving the puck, its trail and the lit peg.
 func BenchmarkFrameUpdate(b *testing.B) {

@@ -16,6 +16,10 @@ const (
 	trailStep = 0.022
 )
 
+// pegRadius is the drawn radius of a peg, in board units: a little larger
+// than the one the paths bounce on, so that a bounce looks like a touch.
+var pegRadius = engine.Board().PegRadius * 1.25
+
 // offerRadius is the radius of the pucks on offer, in board units: larger
 // than a falling puck, they are touch targets.
 const offerRadius = 0.034
@@ -30,8 +34,8 @@ type boardRenderer struct {
 	back     *backdrop
 	bg       *canvas.Raster
 	slots    [engine.NumSlots]*canvas.Rectangle
-	pegs     []*canvas.Circle
-	litPeg   int
+	litPeg   *canvas.Circle // the peg just touched; the others are in the backdrop
+	lit      int            // its index, -1 if none
 	boxGlow  [engine.NumBonusBoxes]*canvas.Rectangle
 	boxHalo  [engine.NumBonusBoxes]*canvas.Rectangle
 	box      [engine.NumBonusBoxes]*canvas.Rectangle
@@ -55,10 +59,10 @@ type boardRenderer struct {
 }
 
 func newBoardRenderer(b *Board) *boardRenderer {
-	r := &boardRenderer{b: b, back: newBackdrop(), litPeg: -1}
+	r := &boardRenderer{b: b, back: newBackdrop(), lit: -1}
 	r.bg = canvas.NewRaster(r.back.generate)
+	r.bg.ScaleMode = canvas.ImageScalePixels // drawn at the pixel size: sampling the nearest texel is exact, and cheaper
 	r.objects = append(r.objects, r.bg)
-	g := engine.Board()
 	for i := range r.spot {
 		r.spot[i] = &canvas.Rectangle{StrokeColor: colPanelLine, StrokeWidth: 1, CornerRadius: 4}
 		r.spotText[i] = &canvas.Text{Alignment: fyne.TextAlignCenter, TextStyle: fyne.TextStyle{Bold: true}}
@@ -68,11 +72,8 @@ func newBoardRenderer(b *Board) *boardRenderer {
 		r.slots[i] = &canvas.Rectangle{FillColor: colNight, StrokeColor: colGold, StrokeWidth: 2, CornerRadius: 3}
 		r.objects = append(r.objects, r.slots[i])
 	}
-	r.pegs = make([]*canvas.Circle, len(g.Pegs))
-	for i := range g.Pegs {
-		r.pegs[i] = &canvas.Circle{FillColor: colPeg}
-		r.objects = append(r.objects, r.pegs[i])
-	}
+	r.litPeg = &canvas.Circle{FillColor: colPegLit, Hidden: true}
+	r.objects = append(r.objects, r.litPeg)
 	for i := range r.box {
 		r.boxHalo[i] = &canvas.Rectangle{FillColor: colGoldGlow, CornerRadius: 26}
 		r.boxGlow[i] = &canvas.Rectangle{FillColor: colGoldGlow, CornerRadius: 16}
@@ -136,8 +137,8 @@ func (r *boardRenderer) Layout(size fyne.Size) {
 		r.slots[i].Move(fyne.NewPos(top.X-w/2, top.Y-2))
 		r.slots[i].Resize(fyne.NewSize(w, pr.at(s).Y-top.Y+pr.length(g.PuckRadius, 0)))
 	}
-	for i, p := range g.Pegs {
-		pr.circle(r.pegs[i], p, g.PegRadius*1.25)
+	if r.lit >= 0 {
+		pr.circle(r.litPeg, g.Pegs[r.lit], pegRadius)
 	}
 	for i, bx := range g.BonusBoxes {
 		pos, sz := pr.rect(bx)
@@ -288,9 +289,9 @@ func (r *boardRenderer) Refresh() {
 		r.banner.Show()
 		r.bannerBg.Show()
 	}
-	if r.litPeg >= 0 && !b.fall.active {
-		r.pegs[r.litPeg].FillColor = colPeg
-		r.litPeg = -1
+	if r.lit >= 0 && !b.fall.active {
+		r.lit = -1
+		r.litPeg.Hide()
 	}
 	for _, o := range r.objects {
 		o.Refresh()
@@ -361,16 +362,14 @@ func (r *boardRenderer) placeFall() {
 	}
 	r.placePucks()
 	peg := touchedPeg(f.path, f.t)
-	if peg != r.litPeg {
-		if r.litPeg >= 0 {
-			r.pegs[r.litPeg].FillColor = colPeg
-			r.pegs[r.litPeg].Refresh()
-		}
+	if peg != r.lit {
+		r.lit = peg
 		if peg >= 0 {
-			r.pegs[peg].FillColor = colPegLit
-			r.pegs[peg].Refresh()
+			r.pr.circle(r.litPeg, g.Pegs[peg], pegRadius)
+			r.litPeg.Show()
+		} else {
+			r.litPeg.Hide()
 		}
-		r.litPeg = peg
 	}
 }
 

@@ -169,6 +169,12 @@ func (b *backdrop) generate(w, h int) image.Image {
 		}
 		dot(img, cx, cy, s.r, color.NRGBA{R: 255, G: 250, B: 235, A: 255}, a)
 	}
+	// The pegs do not move: painted here, they cost a frame nothing. The
+	// renderer draws only the one a puck touches, lit, on top.
+	for _, p := range engine.Board().Pegs {
+		c := pr.at(p)
+		dot(img, float64(c.X), float64(c.Y), float64(pr.length(pegRadius, p.Y)), colPeg, 1)
+	}
 	b.img = img
 	return img
 }

@@ -3,15 +3,11 @@ package benchbase
 import (
 	"bytes"
 	"crypto/sha256"
-	"image/color"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/test"
 	"github.com/dgraph-io/badger/v4"
 
 	"starfortune/engine"
@@ -109,25 +105,5 @@ func BenchmarkBadgerGet1Key(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkBlankFrame is the baseline of board_frame_render
-// (ui.BenchmarkBoardRender): Fyne's software renderer capturing a test
-// window of the same size, 800×700, that holds a single rectangle.
-func BenchmarkBlankFrame(b *testing.B) {
-	test.NewTempApp(b)
-	rect := canvas.NewRectangle(color.NRGBA{R: 0x10, G: 0x14, B: 0x40, A: 0xff})
-	w := test.NewTempWindow(b, rect)
-	w.Resize(fyne.NewSize(800, 700))
-	c := w.Canvas()
-	c.Capture()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		rect.FillColor = color.NRGBA{R: uint8(i), G: 0x14, B: 0x40, A: 0xff}
-		rect.Refresh()
-		c.Capture()
-		i++
 	}
 }
