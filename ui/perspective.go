@@ -74,10 +74,10 @@ func (pr projection) unproject(x, y float32) engine.Point {
 }
 
 // backdrop paints the still part of the board: the night sky with its stars
-// and nebulae, and the tilted board surface with its rails and lanes. It is
-// drawn once per size and cached.
+// and nebulae, the tilted board surface with its rails, and the pegs. It is
+// painted when the board's size changes (Fyne keeps it as a texture; the
+// board's Refresh leaves it alone) and not kept: 2 to 4 MB less to hold.
 type backdrop struct {
-	img   *image.NRGBA
 	stars []star
 }
 
@@ -99,9 +99,6 @@ func newBackdrop() *backdrop {
 }
 
 func (b *backdrop) generate(w, h int) image.Image {
-	if b.img != nil && b.img.Rect.Dx() == w && b.img.Rect.Dy() == h {
-		return b.img
-	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	pr := newProjection(fyne.NewSize(float32(w), float32(h)))
 	// The nebulae are Gaussians, a product of a function of x and one of y;
@@ -175,7 +172,6 @@ func (b *backdrop) generate(w, h int) image.Image {
 		c := pr.at(p)
 		dot(img, float64(c.X), float64(c.Y), float64(pr.length(pegRadius, p.Y)), colPeg, 1)
 	}
-	b.img = img
 	return img
 }
 
