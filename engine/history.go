@@ -29,7 +29,12 @@ func (r Record) Prize() Cents { return r.Unit.Prize(r.Stake()) }
 
 // MarshalBinary is the record's canonical encoding.
 func (r Record) MarshalBinary() ([]byte, error) {
-	e := encoder{b: make([]byte, 0, 96+len(r.Player))}
+	return r.AppendBinary(make([]byte, 0, 96+len(r.Player)))
+}
+
+// AppendBinary appends the record's canonical encoding to b.
+func (r Record) AppendBinary(b []byte) ([]byte, error) {
+	e := encoder{b: b}
 	e.u8(codecVersion)
 	e.ticket(r.Ticket)
 	e.time(r.Time)
@@ -111,7 +116,12 @@ type LedgerEntry struct {
 
 // MarshalBinary is the entry's canonical encoding.
 func (l LedgerEntry) MarshalBinary() ([]byte, error) {
-	e := encoder{b: make([]byte, 0, 112+len(l.Player)+len(l.Actor))}
+	return l.AppendBinary(make([]byte, 0, 112+len(l.Player)+len(l.Actor)))
+}
+
+// AppendBinary appends the entry's canonical encoding to b.
+func (l LedgerEntry) AppendBinary(b []byte) ([]byte, error) {
+	e := encoder{b: b}
 	e.u8(codecVersion)
 	e.str(l.Player)
 	e.u64(l.Seq)
@@ -266,15 +276,18 @@ func (rv Reveal) Next(u Unit) Step {
 }
 
 // MarshalBinary encodes the reveal in four bytes.
-func (rv Reveal) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 4)
+func (rv Reveal) MarshalBinary() ([]byte, error) { return rv.AppendBinary(make([]byte, 0, 4)) }
+
+// AppendBinary appends the reveal's four bytes to b.
+func (rv Reveal) AppendBinary(b []byte) ([]byte, error) {
+	var v [4]byte
 	for i := 0; i < 2; i++ {
-		b[i] = byte(int8(rv.Slots[i]))
+		v[i] = byte(int8(rv.Slots[i]))
 		if rv.Go[i] {
-			b[2+i] = 1
+			v[2+i] = 1
 		}
 	}
-	return b, nil
+	return append(b, v[:]...), nil
 }
 
 // UnmarshalBinary decodes a reveal.

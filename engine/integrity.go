@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -44,6 +45,13 @@ func (t *journalTx) PutSetting(name string, v []byte) error {
 func (t *journalTx) noteBlock(b BlockInfo) {
 	b.Cursor = Cursor{}
 	t.entry.Blocks = append(t.entry.Blocks, b)
+}
+
+// grow makes room for n sales in the entry: a batch sells thousands.
+func (t *journalTx) grow(n int) {
+	t.entry.Records = slices.Grow(t.entry.Records, n)
+	t.entry.Ledger = slices.Grow(t.entry.Ledger, n)
+	t.entry.Reveals = slices.Grow(t.entry.Reveals, n)
 }
 
 func (t *journalTx) empty() bool {
@@ -95,7 +103,7 @@ func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 		return s.outOfService(fmt.Sprintf("the journal cannot be written (%v); entry %d is in the store only", jerr, entry.Seq))
 	}
 	if appended != nil {
-		s.jhead = entry.Head()
+		s.jhead = s.journal.Head() // the entry's, hashed by Append: not encoded a third time
 	}
 	return s.verifyTouched(ctx, entry)
 }

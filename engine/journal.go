@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
+	"encoding/binary"
 	"fmt"
 	"time"
 )
@@ -77,10 +79,11 @@ func (e JournalEntry) MarshalBinary() ([]byte, error) {
 		enc.bytes(b.Commitment[:])
 		enc.bytes(b.Seed[:])
 	}
-	sub := func(v interface{ MarshalBinary() ([]byte, error) }) {
-		b, _ := v.MarshalBinary()
-		enc.u16(uint16(len(b)))
-		enc.bytes(b)
+	sub := func(v encoding.BinaryAppender) { // a length, then the value's encoding
+		at := len(enc.b)
+		enc.u16(0)
+		enc.b, _ = v.AppendBinary(enc.b)
+		binary.BigEndian.PutUint16(enc.b[at:], uint16(len(enc.b)-at-2))
 	}
 	enc.u32(uint32(len(e.Records)))
 	for _, r := range e.Records {

@@ -19,10 +19,15 @@ type OperatorEvent struct {
 
 // MarshalBinary encodes the event.
 func (e OperatorEvent) MarshalBinary() ([]byte, error) {
+	return e.AppendBinary(make([]byte, 0, 32+len(e.Actor)+len(e.Action)+min(len(e.Detail), 255)))
+}
+
+// AppendBinary appends the event's encoding to b.
+func (e OperatorEvent) AppendBinary(b []byte) ([]byte, error) {
 	if len(e.Detail) > 255 {
 		e.Detail = e.Detail[:255]
 	}
-	enc := encoder{b: make([]byte, 0, 32+len(e.Actor)+len(e.Action)+len(e.Detail))}
+	enc := encoder{b: b}
 	enc.u8(codecVersion)
 	enc.u64(e.Seq)
 	enc.time(e.Time)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 	"unicode"
@@ -249,7 +250,8 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	var sales []Sale
 	var cur Cursor
 	err = s.update(ctx, func(tx *journalTx) error {
-		sales = sales[:0]
+		sales = slices.Grow(sales[:0], req.Count)
+		tx.grow(req.Count)
 		w, err := s.wallet(tx, req.Player, now)
 		if err != nil {
 			return err
