@@ -9,15 +9,15 @@ import (
 	"starfortune/engine"
 )
 
-// benchBoard is a board in a 800×700 test window with a puck in flight.
-func benchBoard(b *testing.B) (*Board, fyne.Window, engine.Path) {
-	test.NewTempApp(b)
+// boardInFlight is a board in a 800×700 test window with a puck in flight.
+func boardInFlight(tb testing.TB) (*Board, fyne.Window, engine.Path) {
+	test.NewTempApp(tb)
 	board := NewBoard(100)
-	w := test.NewTempWindow(b, board)
+	w := test.NewTempWindow(tb, board)
 	w.Resize(fyne.NewSize(800, 700))
 	path, err := engine.PlanPath(engine.Destination{Index: 5}, 1, engine.PathSeed(1, 2, 0, 1))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	board.pucks[0] = puckState{shown: true, at: path.At(0)}
 	board.fall = fallState{active: true, path: path}
@@ -28,7 +28,7 @@ func benchBoard(b *testing.B) (*Board, fyne.Window, engine.Path) {
 // BenchmarkFrameUpdate is what one 60 fps animation tick costs the UI
 // thread: moving the puck, its trail and the lit peg.
 func BenchmarkFrameUpdate(b *testing.B) {
-	board, _, path := benchBoard(b)
+	board, _, path := boardInFlight(b)
 	dur := path.Duration()
 	b.ReportAllocs()
 	i := 0

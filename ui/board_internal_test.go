@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"starfortune/engine"
 )
@@ -12,17 +11,7 @@ import (
 // The pegs are painted in the backdrop; the one a falling puck touches is
 // drawn lit on top of it, and goes when the bounce is over.
 func TestTouchedPegLit(t *testing.T) {
-	test.NewTempApp(t)
-	board := NewBoard(100)
-	w := test.NewTempWindow(t, board)
-	w.Resize(fyne.NewSize(800, 700))
-	path, err := engine.PlanPath(engine.Destination{Index: 5}, 1, engine.PathSeed(1, 2, 0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	board.pucks[0] = puckState{shown: true, at: path.At(0)}
-	board.fall = fallState{active: true, path: path}
-	board.Refresh()
+	board, _, path := boardInFlight(t)
 	var bounce engine.PathPoint
 	for _, p := range path.Points {
 		if p.Peg >= 0 {
