@@ -202,7 +202,7 @@ func openLog(dir string) (zerolog.Logger, func(), error) {
 }
 
 // windowMemoryLimit is the Go memory the window aims to stay within. Its
-// live heap is about 40 MB (fonts, the store's memtable, the board); with
+// live heap is about 30 MB (fonts, the store's memtable, the board); with
 // the collector's default pacing the heap would grow to twice that between
 // collections, and a terminal runs for weeks beside other programs. The
 // limit is soft: the heap may exceed it, the collector then works harder.
