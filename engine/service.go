@@ -312,12 +312,11 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 		return nil, err
 	}
 	open.Cursor = cur
-	for _, sale := range sales {
-		if !s.log.Enabled(ctx, slog.LevelInfo) {
-			break // a batch sells thousands: no ticket strings for a silent log
+	if s.log.Enabled(ctx, slog.LevelInfo) { // a batch sells thousands: no ticket strings for a silent log
+		for _, sale := range sales {
+			s.log.Info("unit sold", "ticket", sale.Ticket.String(), "player", sale.Player,
+				"stake", int64(sale.Stake()), "prize", int64(sale.Prize()), "balance", int64(sale.BalanceAfter))
 		}
-		s.log.Info("unit sold", "ticket", sale.Ticket.String(), "player", sale.Player,
-			"stake", int64(sale.Stake()), "prize", int64(sale.Prize()), "balance", int64(sale.BalanceAfter))
 	}
 	if open.Exhausted() {
 		s.log.Info("block exhausted", "block", open.Ref.String(), "seed", fmt.Sprintf("%x", open.Seed))

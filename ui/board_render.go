@@ -137,9 +137,7 @@ func (r *boardRenderer) Layout(size fyne.Size) {
 		r.slots[i].Move(fyne.NewPos(top.X-w/2, top.Y-2))
 		r.slots[i].Resize(fyne.NewSize(w, pr.at(s).Y-top.Y+pr.length(g.PuckRadius, 0)))
 	}
-	if r.lit >= 0 {
-		pr.circle(r.litPeg, g.Pegs[r.lit], pegRadius)
-	}
+	r.placeLitPeg()
 	for i, bx := range g.BonusBoxes {
 		pos, sz := pr.rect(bx)
 		pad := pr.length(0.012, bx.Min.Y)
@@ -289,9 +287,8 @@ func (r *boardRenderer) Refresh() {
 		r.banner.Show()
 		r.bannerBg.Show()
 	}
-	if r.lit >= 0 && !b.fall.active {
-		r.lit = -1
-		r.litPeg.Hide()
+	if !b.fall.active {
+		r.lit = -1 // placed by Layout below
 	}
 	for _, o := range r.objects {
 		if o != r.bg { // the backdrop never changes: painting it again costs 8 ms
@@ -366,13 +363,19 @@ func (r *boardRenderer) placeFall() {
 	peg := touchedPeg(f.path, f.t)
 	if peg != r.lit {
 		r.lit = peg
-		if peg >= 0 {
-			r.pr.circle(r.litPeg, g.Pegs[peg], pegRadius)
-			r.litPeg.Show()
-		} else {
-			r.litPeg.Hide()
-		}
+		r.placeLitPeg()
 	}
+}
+
+// placeLitPeg draws peg r.lit lit, over its picture in the backdrop, or
+// nothing when no peg is lit.
+func (r *boardRenderer) placeLitPeg() {
+	if r.lit < 0 {
+		r.litPeg.Hide()
+		return
+	}
+	r.pr.circle(r.litPeg, engine.Board().Pegs[r.lit], pegRadius)
+	r.litPeg.Show()
 }
 
 // touchedPeg is the peg the puck last bounced on at time t, if it was in
