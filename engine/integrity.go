@@ -60,10 +60,11 @@ func (t *journalTx) empty() bool {
 }
 
 // update runs fn in one durable store transaction and appends what it wrote
-// to the journal, then reads back what it touched to check it. The journal's
-// write and sync run while the store commits, so a change costs the time of
-// one sync, not two; if the commit fails, the entry is taken back. Called
-// with mu held. A terminal out of service changes nothing.
+// to the journal, and reads back what it touched to check it. The journal's
+// write and sync run while the store commits and the check reads, so a
+// change costs the time of one sync, not two; if the commit fails, the entry
+// is taken back. Called with mu held. A terminal out of service changes
+// nothing.
 func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 	if s.broken != nil {
 		return s.broken
@@ -87,6 +88,10 @@ func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 		go func(e JournalEntry) { appended <- s.journal.Append(e) }(entry)
 		return nil
 	})
+	var verr error
+	if err == nil {
+		verr = s.verifyTouched(ctx, entry) // while the journal syncs
+	}
 	var jerr error
 	if appended != nil {
 		jerr = <-appended
@@ -105,7 +110,7 @@ func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 	if appended != nil {
 		s.jhead = s.journal.Head() // the entry's, hashed by Append: not encoded a third time
 	}
-	return s.verifyTouched(ctx, entry)
+	return verr
 }
 
 // record writes what must be kept even when the terminal is out of service

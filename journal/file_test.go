@@ -414,3 +414,58 @@ func TestLastAndRetract(t *testing.T) {
 	}
 	sameEntries(t, read(t, j), es)
 }
+
+// TestReservedSpace: while open, the file ends with empty lines written
+// ahead of the entries; Close gives them back. A process killed while the
+// journal is open leaves them, possibly with a torn line written over them,
+// anywhere in the first pages: Open cuts both and counts only the torn bytes.
+func TestReservedSpace(t *testing.T) {
+	es := entries(t, 4)
+	var lines []byte
+	for _, e := range es[:3] {
+		l, _ := journal.AppendLine(nil, e)
+		lines = append(lines, l...)
+	}
+	line4, _ := journal.AppendLine(nil, es[3])
+
+	path := filepath.Join(t.TempDir(), "journal.sfj")
+	j := mustOpen(t, path)
+	appendAll(t, j, es[:3])
+	open, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(open, lines) || len(open) < 1<<20 ||
+		len(bytes.Trim(open[len(lines):], "\n")) != 0 {
+		t.Fatalf("open journal of %d bytes for %d bytes of lines: want the lines then newlines to 1 MiB at least", len(open), len(lines))
+	}
+	j.Close()
+	if closed, _ := os.ReadFile(path); !bytes.Equal(closed, lines) {
+		t.Fatalf("closed journal of %d bytes, want its %d bytes of lines", len(closed), len(lines))
+	}
+
+	for _, tc := range []struct {
+		name  string
+		at    int // where the torn bytes landed, after the last line
+		bytes []byte
+		cut   int // the torn bytes and the newline that ends them
+	}{
+		{"killed with its reserve", 0, nil, 0},
+		{"half a line over the reserve", 0, line4[:len(line4)/2], len(line4)/2 + 1},
+		{"a whole line that fails its hash", 0, append(bytes.Clone(line4[:20]), line4[21:]...), len(line4) - 1},
+		{"the end of a line, its start not written", 100, line4[100:], len(line4) - 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			crashed := bytes.Clone(open)
+			copy(crashed[len(lines)+tc.at:], tc.bytes)
+			path := filepath.Join(t.TempDir(), "journal.sfj")
+			os.WriteFile(path, crashed, 0o640)
+			j := mustOpen(t, path)
+			if j.Head() != es[2].Head() || j.Truncated() != int64(tc.cut) {
+				t.Fatalf("head %d truncated %d, want 3 and %d", j.Head().Seq, j.Truncated(), tc.cut)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, lines) {
+				t.Fatalf("reopened journal of %d bytes, want its %d bytes of lines", len(got), len(lines))
+			}
+			appendAll(t, j, es[3:])
+			sameEntries(t, read(t, j), es)
+		})
+	}
+}
