@@ -221,6 +221,16 @@ func (t *tx) Wallets(fn func(engine.Wallet) error) error {
 }
 
 func (t *tx) Ledger(player string, from, to uint64, fn func(engine.LedgerEntry) error) error {
+	if from == to { // one entry (the check after each sale): a read, not an iterator over every table
+		item, err := t.txn.Get(ledgerKey(player, from))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return storageErr("read", err)
+		}
+		return ledgerEntry(player, from, item, fn)
+	}
 	prefix := ledgerPrefix(player)
 	desc := from > to
 	return t.scan(prefix, ledgerKey(player, from), desc, func(key []byte, item *badger.Item) error {
@@ -231,15 +241,20 @@ func (t *tx) Ledger(player string, from, to uint64, fn func(engine.LedgerEntry) 
 		if !desc && seq > to || desc && seq < to {
 			return errEnd
 		}
-		var l engine.LedgerEntry
-		if err := item.Value(l.UnmarshalBinary); err != nil {
-			return fmt.Errorf("ledger of %s, entry %d: %w", player, seq, err)
-		}
-		if l.Player != player || l.Seq != seq {
-			return fmt.Errorf("%w: ledger entry %s/%d says %s/%d", engine.ErrCorrupt, player, seq, l.Player, l.Seq)
-		}
-		return fn(l)
+		return ledgerEntry(player, seq, item, fn)
 	})
+}
+
+// ledgerEntry decodes the entry stored at player/seq and passes it to fn.
+func ledgerEntry(player string, seq uint64, item *badger.Item, fn func(engine.LedgerEntry) error) error {
+	var l engine.LedgerEntry
+	if err := item.Value(l.UnmarshalBinary); err != nil {
+		return fmt.Errorf("ledger of %s, entry %d: %w", player, seq, err)
+	}
+	if l.Player != player || l.Seq != seq {
+		return fmt.Errorf("%w: ledger entry %s/%d says %s/%d", engine.ErrCorrupt, player, seq, l.Player, l.Seq)
+	}
+	return fn(l)
 }
 
 // errEnd stops a scan at the end of a range; scan turns it into nil.
