@@ -96,6 +96,11 @@ func Open(path string) (*File, error) {
 
 // findHead reads the file's tail for the last complete line, cutting off a
 // torn one and the reserved space after it.
+//
+// A torn write leaves one bad line, or, when some of its pages reached the
+// disk and others did not, bad fragments separated by reserved space. Two
+// bad lines that follow each other directly cannot come from one write: that
+// is damage, and cutting more would destroy acknowledged entries.
 func (j *File) findHead() error {
 	st, err := j.f.Stat()
 	if err != nil {
@@ -114,11 +119,7 @@ func (j *File) findHead() error {
 			end = 0
 			break
 		}
-		if p == end-1 { // bytes without their newline: a torn write
-			if cut {
-				return fmt.Errorf("%w: journal %s: bytes without a newline before a torn line; refusing to cut more than one torn line",
-					engine.ErrCorrupt, j.path)
-			}
+		if p == end-1 { // bytes without their newline at the end: a torn append
 			nl, err := t.lastNewline(end)
 			if err != nil {
 				return j.tailErr(err)
@@ -126,7 +127,8 @@ func (j *File) findHead() error {
 			end, cut = nl+1, true
 			continue
 		}
-		reserved += end - (p + 2) // the newlines after the line's own
+		blank := end - (p + 2) // newlines after the line's own
+		reserved += blank
 		end = p + 2
 		start, line, err := t.lastLine(end)
 		if err != nil {
@@ -138,9 +140,7 @@ func (j *File) findHead() error {
 			j.last, j.lastStart = &e, start
 			break
 		}
-		if cut {
-			// One torn write leaves one bad tail; a second bad line is
-			// damage, and cutting more would destroy acknowledged entries.
+		if cut && blank == 0 {
 			return fmt.Errorf("%w: journal %s: last line at byte %d: %w; refusing to cut more than one torn line",
 				engine.ErrCorrupt, j.path, start, perr)
 		}
@@ -404,30 +404,6 @@ type tail struct {
 	buf []byte
 }
 
-func (t *tail) byteAt(off int64) (byte, error) {
-	var b [1]byte
-	_, err := t.f.ReadAt(b[:], off)
-	return b[0], err
-}
-
-// lastNot is the offset of the last byte before end that is not c, or -1.
-func (t *tail) lastNot(c byte, end int64) (int64, error) {
-	for end > 0 {
-		start := max(end-int64(len(t.buf)), 0)
-		b := t.buf[:end-start]
-		if _, err := t.f.ReadAt(b, start); err != nil {
-			return 0, err
-		}
-		for i := len(b) - 1; i >= 0; i-- {
-			if b[i] != c {
-				return start + int64(i), nil
-			}
-		}
-		end = start
-	}
-	return -1, nil
-}
-
 // errNoLine: no newline within maxLine bytes of the end. A torn append
 // leaves at most one line; more is not a journal's tail.
 var errNoLine = errors.New("no line end in the last 64 MiB")
@@ -435,18 +411,30 @@ var errNoLine = errors.New("no line end in the last 64 MiB")
 // lastNewline is the offset of the last '\n' before end, or -1 if the file
 // starts less than maxLine bytes before end.
 func (t *tail) lastNewline(end int64) (int64, error) {
-	stop := end - maxLine
-	for end > 0 {
-		if end <= stop {
-			return 0, errNoLine
-		}
-		start := max(end-int64(len(t.buf)), 0)
+	from := max(end-maxLine, 0)
+	nl, err := t.last(from, end, func(b byte) bool { return b == '\n' })
+	if err == nil && nl < 0 && from > 0 {
+		return 0, errNoLine
+	}
+	return nl, err
+}
+
+// lastNot is the offset of the last byte before end that is not c, or -1.
+func (t *tail) lastNot(c byte, end int64) (int64, error) {
+	return t.last(0, end, func(b byte) bool { return b != c })
+}
+
+// last is the offset of the last byte in [from, end) that match accepts, or
+// -1.
+func (t *tail) last(from, end int64, match func(byte) bool) (int64, error) {
+	for end > from {
+		start := max(end-int64(len(t.buf)), from)
 		b := t.buf[:end-start]
 		if _, err := t.f.ReadAt(b, start); err != nil {
 			return 0, err
 		}
 		for i := len(b) - 1; i >= 0; i-- {
-			if b[i] == '\n' {
+			if match(b[i]) {
 				return start + int64(i), nil
 			}
 		}

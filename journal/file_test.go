@@ -427,6 +427,11 @@ func TestReservedSpace(t *testing.T) {
 		lines = append(lines, l...)
 	}
 	line4, _ := journal.AppendLine(nil, es[3])
+	big := es[3] // a batch: its line spans pages
+	for len(big.Records) < 100 {
+		big.Records = append(big.Records, big.Records...)
+	}
+	bigLine, _ := journal.AppendLine(nil, big)
 
 	path := filepath.Join(t.TempDir(), "journal.sfj")
 	j := mustOpen(t, path)
@@ -445,16 +450,19 @@ func TestReservedSpace(t *testing.T) {
 		name  string
 		at    int // where the torn bytes landed, after the last line
 		bytes []byte
-		cut   int // the torn bytes and the newline that ends them
+		hole  [2]int // a part of them that did not reach the disk
+		cut   int    // the torn bytes and the newlines that end them
 	}{
-		{"killed with its reserve", 0, nil, 0},
-		{"half a line over the reserve", 0, line4[:len(line4)/2], len(line4)/2 + 1},
-		{"a whole line that fails its hash", 0, append(bytes.Clone(line4[:20]), line4[21:]...), len(line4) - 1},
-		{"the end of a line, its start not written", 100, line4[100:], len(line4) - 100},
+		{"killed with its reserve", 0, nil, [2]int{}, 0},
+		{"half a line over the reserve", 0, line4[:len(line4)/2], [2]int{}, len(line4)/2 + 1},
+		{"a whole line that fails its hash", 0, append(bytes.Clone(line4[:20]), line4[21:]...), [2]int{}, len(line4) - 1},
+		{"the end of a line, its start not written", 100, line4[100:], [2]int{}, len(line4) - 100},
+		{"a long line with a page not written", 0, bigLine, [2]int{5000, 5000 + 4096}, len(bigLine) - 4096 + 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			crashed := bytes.Clone(open)
 			copy(crashed[len(lines)+tc.at:], tc.bytes)
+			copy(crashed[len(lines)+tc.at+tc.hole[0]:], bytes.Repeat([]byte{'\n'}, tc.hole[1]-tc.hole[0]))
 			path := filepath.Join(t.TempDir(), "journal.sfj")
 			os.WriteFile(path, crashed, 0o640)
 			j := mustOpen(t, path)
