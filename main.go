@@ -132,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = withGame(ctx, d, conf.Engine(), logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			if cmd == "" {
 				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout, Language: conf.Language,
-					Version: version, Commit: commit(), BinarySHA256: binarySHA256(), ExportDir: filepath.Join(string(d), "exports")})
+					Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports")})
 			}
 			return command(ctx, svc, store, rest, stdout)
 		})

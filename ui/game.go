@@ -44,7 +44,10 @@ type Options struct {
 	Language string
 	// Version, Commit and BinarySHA256 identify the running program; the
 	// operator panel shows them (program authentication on demand).
-	Version, Commit, BinarySHA256 string
+	Version, Commit string
+	// BinarySHA256 is called when the operator panel shows the hash: it
+	// takes tens of milliseconds, which the window does not wait for.
+	BinarySHA256 func() string
 	// ExportDir receives the operator panel's CSV exports (a temporary
 	// directory when empty).
 	ExportDir string

@@ -750,7 +750,11 @@ func (p *OperatorPanel) systemTab() fyne.CanvasObject {
 		}
 		return s
 	}
-	sha := widget.NewLabel(orUnknown(o.BinarySHA256))
+	var hash string
+	if o.BinarySHA256 != nil {
+		hash = o.BinarySHA256()
+	}
+	sha := widget.NewLabel(orUnknown(hash))
 	sha.Wrapping = fyne.TextWrapBreak
 	sha.TextStyle = fyne.TextStyle{Monospace: true}
 	p.health = widget.NewLabel("")

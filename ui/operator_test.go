@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -91,10 +92,18 @@ func tapButton(t *testing.T, r rig, text string) {
 }
 
 // shows reports whether a label containing text is on screen.
+// shows reports whether a label or a text on the window contains text.
 func shows(r rig, text string) bool {
 	for _, o := range objects(r.k.Window().Canvas()) {
-		if l, ok := o.(*widget.Label); ok && strings.Contains(l.Text, text) {
-			return true
+		switch o := o.(type) {
+		case *widget.Label:
+			if strings.Contains(o.Text, text) {
+				return true
+			}
+		case *canvas.Text:
+			if strings.Contains(o.Text, text) {
+				return true
+			}
 		}
 	}
 	return false
@@ -351,4 +360,25 @@ func TestGoldenOperatorBlocks(t *testing.T) {
 		t.Fatalf("report of %d blocks", len(p.Report()))
 	}
 	test.AssertImageMatches(t, "operator-blocks.png", r.k.Window().Canvas().Capture())
+}
+
+// TestOperatorSystemShowsProgram: the System tab identifies the running
+// program; its hash is asked for only when the panel shows it.
+func TestOperatorSystemShowsProgram(t *testing.T) {
+	hashed := 0
+	r, _ := newOperatorRig(t, ui.Options{Version: "1.2.3", Commit: "abc1234",
+		BinarySHA256: func() string { hashed++; return "5f4974c5437b11cf" }})
+	if hashed != 0 {
+		t.Fatal("the window hashed the binary before the operator panel asked")
+	}
+	p := r.login(t)
+	p.Select(ui.TabSystem)
+	for _, want := range []string{"1.2.3", "abc1234", "5f4974c5437b11cf"} {
+		if !shows(r, want) {
+			t.Errorf("the System tab does not show %q", want)
+		}
+	}
+	if hashed != 1 {
+		t.Errorf("hashed %d times, want once", hashed)
+	}
 }
