@@ -115,10 +115,17 @@ const (
 	TabSystem
 )
 
-// Select shows tab i (TabTicket...).
+// Select shows tab i (TabTicket...) as a tap on it does, loading what it
+// shows. The loads' results wait until the tab is laid out: Fyne's test
+// driver applies them in the loading goroutine, not on the UI thread.
 func (p *OperatorPanel) Select(i int) {
-	p.tabs.SelectIndex(i)
-	p.tabShown(i)
+	p.k.applying.Lock()
+	defer p.k.applying.Unlock()
+	if i == p.tabs.SelectedIndex() {
+		p.tabShown(i)
+		return
+	}
+	p.tabs.SelectIndex(i) // OnSelected loads it
 }
 
 func (p *OperatorPanel) start() {

@@ -373,6 +373,7 @@ func TestOperatorSystemShowsProgram(t *testing.T) {
 	}
 	p := r.login(t)
 	p.Select(ui.TabSystem)
+	r.k.Wait()
 	for _, want := range []string{"1.2.3", "abc1234", "5f4974c5437b11cf"} {
 		if !shows(r, want) {
 			t.Errorf("the System tab does not show %q", want)
