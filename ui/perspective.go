@@ -99,7 +99,9 @@ func newBackdrop() *backdrop {
 }
 
 func (b *backdrop) generate(w, h int) image.Image {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	// Opaque, so its bytes are the same premultiplied or not: as RGBA, the
+	// GL painter uploads them as they are instead of converting a copy.
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	pr := newProjection(fyne.NewSize(float32(w), float32(h)))
 	// The nebulae are Gaussians, a product of a function of x and one of y;
 	// the board's depth depends on the row only. Computing those per column
@@ -175,8 +177,9 @@ func (b *backdrop) generate(w, h int) image.Image {
 	return img
 }
 
-// dot blends an antialiased disc of radius r at (cx, cy) into img.
-func dot(img *image.NRGBA, cx, cy, r float64, c color.NRGBA, alpha float64) {
+// dot blends an antialiased disc of radius r at (cx, cy) into the opaque
+// img.
+func dot(img *image.RGBA, cx, cy, r float64, c color.NRGBA, alpha float64) {
 	x0, x1 := int(cx-r-1), int(cx+r+2)
 	y0, y1 := int(cy-r-1), int(cy+r+2)
 	for y := max(y0, 0); y < min(y1, img.Rect.Dy()); y++ {
