@@ -129,12 +129,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	d := dataDir(conf.DataDir)
 	if offline, ok := offlineCommands[cmd]; ok {
 		err = offline(ctx, d, conf.Engine(), logger, rest, stdout)
+	} else if cmd == "" {
+		err = runWindow(ctx, d, conf.Engine(), logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout,
+			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports")})
 	} else {
 		err = withGame(ctx, d, conf.Engine(), logger, stderr, func(svc *engine.Service, store *storage.Store) error {
-			if cmd == "" {
-				return ui.Run(ctx, svc, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout, Language: conf.Language,
-					Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports")})
-			}
 			return command(ctx, svc, store, rest, stdout)
 		})
 	}
@@ -186,6 +185,36 @@ func withGame(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.
 		fmt.Fprintf(stderr, "starfortune: WARNING: %v\n", err)
 	}
 	return fn(svc, store)
+}
+
+// runWindow opens the game on another goroutine while the window is built,
+// so that the store's opening and the toolkit's start overlap, runs the
+// window, and closes the game after it.
+func runWindow(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, o ui.Options) error {
+	ready := make(chan *engine.Service, 1)
+	closed := make(chan struct{}) // the window is closed: the game may close too
+	opened := make(chan error, 1) // withGame's result
+	go func() {
+		opened <- withGame(ctx, d, cfg, logger, stderr, func(svc *engine.Service, _ *storage.Store) error {
+			ready <- svc
+			<-closed
+			return nil
+		})
+	}()
+	var openErr error
+	err := ui.Run(ctx, func() (ui.Game, error) {
+		select {
+		case svc := <-ready:
+			return svc, nil
+		case openErr = <-opened: // it could not open
+			return nil, openErr
+		}
+	}, o)
+	close(closed)
+	if openErr != nil {
+		return openErr // which Run returned
+	}
+	return errors.Join(err, <-opened)
 }
 
 // openLog writes JSON lines to a rotated file in the data directory, and a

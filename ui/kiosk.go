@@ -69,10 +69,18 @@ type Kiosk struct {
 // NewKiosk builds the window for game on a (a test app or a real one); it
 // starts loading funds and history at once.
 func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
+	k := newKiosk(a, o)
+	k.attach(g)
+	return k
+}
+
+// newKiosk builds the window without its game: Run builds it while the
+// store opens.
+func newKiosk(a fyne.App, o Options) *Kiosk {
 	o = o.withDefaults()
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
-	k := &Kiosk{app: a, game: g, opts: o, stake: engine.Stakes[1], Speed: 1, pages: []uint64{0}}
+	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: []uint64{0}}
 	k.win = a.NewWindow("Star Fortune")
 
 	k.board = NewBoard(k.stake)
@@ -114,10 +122,15 @@ func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
 	if o.Kiosk {
 		k.win.SetFullScreen(true)
 	}
+	return k
+}
+
+// attach gives the window its game and starts loading funds and history.
+func (k *Kiosk) attach(g Game) {
+	k.game = g
 	k.setupOperator()
 	k.update()
 	k.start()
-	return k
 }
 
 // Window is the kiosk's window.

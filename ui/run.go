@@ -10,9 +10,19 @@ import (
 // Run opens the Star Fortune window for o.Player and returns when it is
 // closed, or when ctx ends (SIGTERM from a service manager): the window then
 // quits as if closed, so the store is closed cleanly.
-func Run(ctx context.Context, g Game, o Options) error {
+//
+// game gives the window its game. Run builds the window before asking for
+// it, so that the caller can open the store meanwhile, on another
+// goroutine, while the toolkit starts; an error from game is returned
+// before the window shows.
+func Run(ctx context.Context, game func() (Game, error), o Options) error {
 	a := app.NewWithID("fr.starfortune.kiosk")
-	k := NewKiosk(a, g, o)
+	k := newKiosk(a, o)
+	g, err := game()
+	if err != nil {
+		return err
+	}
+	k.attach(g)
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
 	k.Window().ShowAndRun()
