@@ -37,3 +37,25 @@ func TestTouchedPegLit(t *testing.T) {
 		t.Fatalf("peg %d still lit 0.2 s after the bounce", bounce.Peg)
 	}
 }
+
+// The glow's pulse changes in pulseSteps levels: ticks within a level
+// change nothing (each change repaints the window), the next level does.
+func TestPulseLevels(t *testing.T) {
+	b := NewBoard(100)
+	b.Pulse(0.5)
+	if b.glow != 0.5 {
+		t.Fatalf("glow %v at 0.5", b.glow)
+	}
+	b.Pulse(0.5 + 0.4/pulseSteps)
+	if b.glow != 0.5 {
+		t.Errorf("glow %v within the level of 0.5", b.glow)
+	}
+	b.Pulse(0.5 + 1.0/pulseSteps)
+	if b.glow == 0.5 {
+		t.Error("the next level changed nothing")
+	}
+	b.Pulse(0.01)
+	if b.glow != 0 {
+		t.Errorf("glow %v near 0", b.glow)
+	}
+}
