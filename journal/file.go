@@ -34,10 +34,10 @@ const chunk = 64 << 10
 // (Badger's limit, about 13 000 small values) encodes to a few megabytes.
 const maxLine = 64 << 20
 
-// reserve is how much empty space Append writes ahead at a time: a couple
-// of thousand single-unit sales, so that syncing the file's new size is
-// rare.
-const reserve = 1 << 20
+// reserveAhead is how much empty space Append writes ahead at a time: a
+// couple of thousand single-unit sales, so that syncing the file's new size
+// is rare.
+const reserveAhead = 1 << 20
 
 // newlines is what the reserved space holds.
 var newlines = bytes.Repeat([]byte{'\n'}, chunk)
@@ -211,15 +211,15 @@ func (j *File) Append(e engine.JournalEntry) error {
 	}
 	j.line = line
 	if need := j.size + int64(len(line)); need > j.end {
-		if err := j.reserve(need + reserve); err != nil {
+		if err := j.reserve(need + reserveAhead); err != nil {
 			return err
 		}
 	}
 	if _, err := j.f.WriteAt(line, j.size); err != nil {
-		return j.undo("write", err, len(line))
+		return j.failed("write", err, j.blank(j.size, j.size+int64(len(line))))
 	}
 	if err := syscall.Fdatasync(int(j.f.Fd())); err != nil {
-		return j.undo("sync", err, len(line))
+		return j.failed("sync", err, j.blank(j.size, j.size+int64(len(line))))
 	}
 	j.last, j.lastStart = &e, j.size
 	j.size += int64(len(line))
@@ -266,14 +266,7 @@ func (j *File) reserve(end int64) error {
 		j.end = end
 		return nil
 	}
-	if errors.Is(err, syscall.ENOSPC) {
-		err = fmt.Errorf("%w: %w", engine.ErrDiskFull, err)
-	}
-	if terr := j.f.Truncate(j.end); terr != nil {
-		j.broken = fmt.Errorf("%w: journal %s: reserving space failed (%w) and could not be undone (%v): reopen it", engine.ErrStorage, j.path, err, terr)
-		return j.broken
-	}
-	return fmt.Errorf("%w: journal %s: reserve space: %w", engine.ErrStorage, j.path, err)
+	return j.failed("reserve space", err, j.f.Truncate(j.end))
 }
 
 // pad writes newlines over [from, to).
@@ -296,14 +289,16 @@ func (j *File) blank(from, to int64) error {
 	return syscall.Fdatasync(int(j.f.Fd()))
 }
 
-// undo blanks what a failed append of n bytes may have left after the last
-// good line.
-func (j *File) undo(op string, err error, n int) error {
+// failed reports a failed op, wrapping engine.ErrDiskFull when the disk is
+// full, once undo (the result of undoing what it may have left after the
+// last good line) succeeded; if undo failed, the journal stays broken until
+// it is reopened.
+func (j *File) failed(op string, err, undo error) error {
 	if errors.Is(err, syscall.ENOSPC) {
 		err = fmt.Errorf("%w: %w", engine.ErrDiskFull, err)
 	}
-	if berr := j.blank(j.size, j.size+int64(n)); berr != nil {
-		j.broken = fmt.Errorf("%w: journal %s: %s failed (%w) and could not be undone (%v): reopen it", engine.ErrStorage, j.path, op, err, berr)
+	if undo != nil {
+		j.broken = fmt.Errorf("%w: journal %s: %s failed (%w) and could not be undone (%v): reopen it", engine.ErrStorage, j.path, op, err, undo)
 		return j.broken
 	}
 	return fmt.Errorf("%w: journal %s: %s: %w", engine.ErrStorage, j.path, op, err)

@@ -91,19 +91,18 @@ func tapButton(t *testing.T, r rig, text string) {
 	t.Fatalf("no button %q on screen", text)
 }
 
-// shows reports whether a label containing text is on screen.
 // shows reports whether a label or a text on the window contains text.
 func shows(r rig, text string) bool {
 	for _, o := range objects(r.k.Window().Canvas()) {
+		var s string
 		switch o := o.(type) {
 		case *widget.Label:
-			if strings.Contains(o.Text, text) {
-				return true
-			}
+			s = o.Text
 		case *canvas.Text:
-			if strings.Contains(o.Text, text) {
-				return true
-			}
+			s = o.Text
+		}
+		if strings.Contains(s, text) {
+			return true
 		}
 	}
 	return false
