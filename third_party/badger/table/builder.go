@@ -6,9 +6,11 @@
 package table
 
 import (
+	"bufio"
 	"crypto/aes"
 	"errors"
 	"math"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -413,6 +415,23 @@ func (bd *buildData) Copy(dst []byte) int {
 	written += copy(dst[written:], bd.checksum)
 	written += copy(dst[written:], y.U32ToBytes(uint32(len(bd.checksum))))
 	return written
+}
+
+// writeTo writes what Copy copies to f and syncs it (Star Fortune patch, see
+// CreateTable).
+func (bd *buildData) writeTo(f *os.File) error {
+	w := bufio.NewWriterSize(f, 1<<20)
+	for _, bl := range bd.blockList {
+		_, _ = w.Write(bl.data[:bl.end])
+	}
+	_, _ = w.Write(bd.index)
+	_, _ = w.Write(y.U32ToBytes(uint32(len(bd.index))))
+	_, _ = w.Write(bd.checksum)
+	_, _ = w.Write(y.U32ToBytes(uint32(len(bd.checksum))))
+	if err := w.Flush(); err != nil { // a bufio.Writer keeps its first error
+		return err
+	}
+	return f.Sync()
 }
 
 func (b *Builder) Done() buildData {
