@@ -229,13 +229,13 @@ func storeAhead(ctx context.Context, d dataDir, head engine.JournalHead, logger 
 		return "", nil // damaged beyond opening
 	}
 	defer store.Close()
-	var stored engine.JournalEntry
+	var stored engine.JournalMark
 	var ok bool
 	if err := store.View(ctx, func(tx engine.ReadTx) (err error) { stored, ok, err = tx.Journal(); return err }); err != nil || !ok {
 		return "", nil
 	}
-	if stored.Seq > head.Seq {
-		return fmt.Sprintf("the store holds journal entry %d but the journal ends at entry %d: recovering would lose the later sales (is this the right journal?)", stored.Seq, head.Seq), nil
+	if stored.Head.Seq > head.Seq {
+		return fmt.Sprintf("the store holds journal entry %d but the journal ends at entry %d: recovering would lose the later sales (is this the right journal?)", stored.Head.Seq, head.Seq), nil
 	}
 	return "", nil
 }

@@ -289,8 +289,8 @@ func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wa
 	if err != nil {
 		return err
 	}
-	if ok && stored.Head() != head || !ok && head.Seq != 0 {
-		a.findf("the journal ends at entry %d, the store at entry %d", head.Seq, stored.Seq)
+	if ok && stored.Head != head || !ok && head.Seq != 0 {
+		a.findf("the journal ends at entry %d, the store at entry %d", head.Seq, stored.Head.Seq)
 	}
 	return nil
 }

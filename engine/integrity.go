@@ -81,7 +81,7 @@ func (s *Service) update(ctx context.Context, fn func(*journalTx) error) error {
 			return nil
 		}
 		entry.Seq, entry.Prev, entry.Time = s.jhead.Seq+1, s.jhead.Hash, s.Now().UTC()
-		if err := tx.PutJournal(entry); err != nil {
+		if err := tx.PutJournal(MarkOf(entry)); err != nil {
 			return err
 		}
 		appended = make(chan error, 1)
@@ -260,33 +260,37 @@ func (s *Service) checkAtStart(ctx context.Context) error {
 
 // reconcileJournal brings the store and the journal to the same entry. The
 // two are written together, so a crash can leave either one entry ahead:
-// a store ahead completes the journal from its copy of the entry; a journal
+// a store ahead completes the journal with the entry read back from it; a journal
 // ahead has its entry replayed into the store (the change was never shown,
 // or the store lost it: either way it is kept). Further apart, the store
 // lost acknowledged writes or data was modified: out of service.
 func (s *Service) reconcileJournal(ctx context.Context) []string {
-	var stored JournalEntry
+	var mark JournalMark
 	var ok bool
 	err := s.store.View(ctx, func(tx ReadTx) (err error) {
-		stored, ok, err = tx.Journal()
+		mark, ok, err = tx.Journal()
 		return err
 	})
 	if err != nil {
 		return []string{fmt.Sprintf("the store's journal position cannot be read: %v", err)}
 	}
-	jh := s.journal.Head()
-	var sh JournalHead
-	if ok {
-		sh = stored.Head()
-	}
+	jh, sh := s.journal.Head(), mark.Head
 	last, known := s.journal.Last()
 	switch {
 	case sh == jh:
-	case ok && stored.Seq == jh.Seq+1 && stored.Prev == jh.Hash:
-		if err := s.journal.Append(stored); err != nil {
-			return []string{fmt.Sprintf("the journal lacks entry %d and cannot be completed: %v", stored.Seq, err)}
+	case ok && sh.Seq == jh.Seq+1 && mark.Entry.Prev == jh.Hash:
+		var entry JournalEntry
+		err := s.store.View(ctx, func(tx ReadTx) (err error) {
+			entry, err = mark.Rebuild(tx)
+			return err
+		})
+		if err == nil {
+			err = s.journal.Append(entry)
 		}
-		s.log.Warn("journal completed from the store", "seq", stored.Seq)
+		if err != nil {
+			return []string{fmt.Sprintf("the journal lacks entry %d and cannot be completed: %v", sh.Seq, err)}
+		}
+		s.log.Warn("journal completed from the store", "seq", sh.Seq)
 	case known && last.Seq == sh.Seq+1 && last.Prev == sh.Hash:
 		err := restoreBlocks(ctx, s.store, last, s.log)
 		if err == nil {
@@ -294,7 +298,7 @@ func (s *Service) reconcileJournal(ctx context.Context) []string {
 				if err := replay(tx, last); err != nil {
 					return err
 				}
-				return tx.PutJournal(last)
+				return tx.PutJournal(MarkOf(last))
 			})
 		}
 		if err != nil {

@@ -33,7 +33,7 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 					return fmt.Errorf("journal entry %d: %w", e.Seq, err)
 				}
 			}
-			return tx.PutJournal(pending[len(pending)-1])
+			return tx.PutJournal(MarkOf(pending[len(pending)-1]))
 		})
 		replayed += len(pending)
 		pending, size = pending[:0], 0

@@ -46,8 +46,9 @@ type ReadTx interface {
 	// ascending, or descending when from > to.
 	Ledger(player string, from, to uint64, fn func(LedgerEntry) error) error
 	Reveal(t Ticket) (rv Reveal, ok bool, err error)
-	// Journal is the last journal entry written with the store's data.
-	Journal() (e JournalEntry, ok bool, err error)
+	// Journal is the mark of the last journal entry written with the
+	// store's data.
+	Journal() (m JournalMark, ok bool, err error)
 	// Setting reads a small named value (operator PIN hash, lockout state).
 	Setting(name string) (v []byte, ok bool, err error)
 	// OperatorEvents calls fn for the operator log's events with Seq in
@@ -63,10 +64,10 @@ type Tx interface {
 	PutWallet(w Wallet) error
 	PutLedger(l LedgerEntry) error
 	PutReveal(t Ticket, rv Reveal) error
-	// PutJournal keeps the transaction's journal entry in the store too, so
-	// that a crash between the store's commit and the journal's append can
-	// be repaired from the store at the next start.
-	PutJournal(e JournalEntry) error
+	// PutJournal keeps the mark of the transaction's journal entry in the
+	// store, so that a crash between the store's commit and the journal's
+	// append can be repaired from the store at the next start.
+	PutJournal(m JournalMark) error
 	PutSetting(name string, v []byte) error
 	PutOperatorEvent(e OperatorEvent) error
 }

@@ -71,9 +71,13 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSchema(db, dir); err != nil {
+	from, err := checkSchema(db, dir)
+	if err != nil {
 		db.Close()
 		return nil, err
+	}
+	if from != schemaVersion {
+		log.Warn().Str("dir", dir).Uint32("from", from).Uint32("to", schemaVersion).Msg("data schema migrated")
 	}
 	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{}), disk: newDiskGuard(dir)}
 	s.gc.Add(1)
@@ -126,10 +130,30 @@ func openDB(dir string, log zerolog.Logger) (db *badger.DB, err error) {
 // errNotOurs is an open refused because the directory holds something else.
 var errNotOurs = errors.New("not a Star Fortune data directory")
 
-// checkSchema writes the schema version into a new store and checks it in an
-// existing one.
-func checkSchema(db *badger.DB, dir string) error {
-	err := db.Update(func(txn *badger.Txn) error {
+// migrations[v] turns data of schema version v into version v+1, in the
+// transaction that records the new version.
+var migrations = map[uint32]func(*badger.Txn) error{
+	1: markJournal,
+}
+
+// markJournal: schema 1 kept the whole last journal entry under 'j',
+// version 2 its mark.
+func markJournal(txn *badger.Txn) error {
+	t := &tx{txn: txn}
+	var e engine.JournalEntry
+	ok, err := t.get(journalKey(), &e)
+	if err != nil || !ok {
+		return err
+	}
+	return t.put(journalKey(), engine.MarkOf(e))
+}
+
+// checkSchema writes the schema version into a new store, checks it in an
+// existing one, and migrates the data of an older version (from is the
+// version found).
+func checkSchema(db *badger.DB, dir string) (from uint32, err error) {
+	from = schemaVersion
+	err = db.Update(func(txn *badger.Txn) error {
 		item, err := txn.Get(schemaKey())
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			it := txn.NewIterator(badger.IteratorOptions{})
@@ -144,21 +168,33 @@ func checkSchema(db *badger.DB, dir string) error {
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error {
-			if len(v) != 4 {
-				return fmt.Errorf("%w: schema version of %d bytes", errNotOurs, len(v))
-			}
-			if got := binary.BigEndian.Uint32(v); got != schemaVersion {
-				return fmt.Errorf("data schema version %d, this program reads version %d: "+
-					"use the program that wrote it, or migrate the data", got, schemaVersion)
-			}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		if len(v) != 4 {
+			return fmt.Errorf("%w: schema version of %d bytes", errNotOurs, len(v))
+		}
+		got := binary.BigEndian.Uint32(v)
+		from = got
+		if got == schemaVersion {
 			return nil
-		})
+		}
+		if got > schemaVersion || migrations[got] == nil {
+			return fmt.Errorf("data schema version %d, this program reads version %d: "+
+				"use the program that wrote it", got, schemaVersion)
+		}
+		for ; got < schemaVersion; got++ {
+			if err := migrations[got](txn); err != nil {
+				return fmt.Errorf("migrating the data from schema version %d to %d: %w", got, got+1, err)
+			}
+		}
+		return txn.Set(schemaKey(), encodeSchema(schemaVersion))
 	})
 	if err != nil {
-		return fmt.Errorf("%w: %s: %w", engine.ErrStorage, dir, err)
+		return from, fmt.Errorf("%w: %s: %w", engine.ErrStorage, dir, err)
 	}
-	return nil
+	return from, nil
 }
 
 // Dir is the data directory.
@@ -253,7 +289,7 @@ func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
 	if _, err := io.ReadFull(r, hdr); err != nil || string(hdr[:len(backupMagic)]) != backupMagic {
 		return fmt.Errorf("restore into %s: not a Star Fortune backup", dir)
 	}
-	if v := binary.BigEndian.Uint32(hdr[len(backupMagic):]); v != schemaVersion {
+	if v := binary.BigEndian.Uint32(hdr[len(backupMagic):]); v > schemaVersion || v != schemaVersion && migrations[v] == nil {
 		return fmt.Errorf("restore into %s: backup of data schema version %d, this program reads version %d", dir, v, schemaVersion)
 	}
 	defer func() {
@@ -283,7 +319,7 @@ func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
 		})
 	}
 	if err == nil {
-		err = checkSchema(db, dir)
+		_, err = checkSchema(db, dir)
 	}
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr

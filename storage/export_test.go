@@ -25,3 +25,6 @@ func SchemaKey() []byte { return schemaKey() }
 
 // ChunkUnits is the number of units per chunk.
 const ChunkUnits = chunkUnits
+
+// JournalKey is the key of the last journal entry's mark.
+func JournalKey() []byte { return journalKey() }

@@ -48,9 +48,10 @@ const (
 	// with the same letters ("ann" and "anne").
 	prefixLedger = 'l'
 
-	// KEY: 'j' -> engine.JournalEntry: the last journal entry, written in the
-	// same transaction as the changes it records, so that the journal file
-	// can be completed after a crash between the commit and its append.
+	// KEY: 'j' -> engine.JournalMark: the mark of the last journal entry,
+	// written in the same transaction as the changes it records, so that the
+	// journal file can be completed after a crash between the commit and its
+	// append. (Schema 1 kept the whole engine.JournalEntry.)
 	prefixJournal = 'j'
 
 	// KEY: 's' name -> raw bytes: small named settings (operator PIN hash,
@@ -62,8 +63,8 @@ const (
 )
 
 // schemaVersion is the layout above. Change it with any change of a key or
-// value layout, and write a migration.
-const schemaVersion uint32 = 1
+// value layout, and write a migration (badger.go).
+const schemaVersion uint32 = 2
 
 // chunkUnits is the number of units per chunk key: about 3 KB per value,
 // small enough to stay in the LSM tree, and 831 keys per block instead of

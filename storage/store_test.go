@@ -3,10 +3,12 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -543,6 +545,41 @@ func TestTamperedRecord(t *testing.T) {
 	}
 	if rep.OK() || !slices.ContainsFunc(rep.Findings, func(f string) bool { return strings.Contains(f, r.Ticket.String()) }) {
 		t.Fatalf("audit findings %q do not name ticket %s", rep.Findings, r.Ticket)
+	}
+}
+
+// Schema 1 kept the last journal entry whole; opening, or restoring a
+// backup of, such a store keeps the entry's mark instead.
+func TestSchema1IsMigrated(t *testing.T) {
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	entry := engine.JournalEntry{Seq: 3, Time: at,
+		Ledger: []engine.LedgerEntry{
+			{Player: "ann", Seq: 1, Time: at, Kind: engine.LedgerCredit, Credit: 500, Balance: 500, Actor: "op"},
+			{Player: "ann", Seq: 2, Time: at, Kind: engine.LedgerPayout, Debit: 200, Balance: 300, Actor: "op"}},
+		Settings: []engine.JournalSetting{{Name: "pin", Value: []byte{1, 2}}}}
+	raw, _ := entry.MarshalBinary()
+	s := MustOpen(t)
+	rawSet(t, s, storage.JournalKey(), raw)
+	rawSet(t, s, storage.SchemaKey(), []byte{0, 0, 0, 1})
+	var backup bytes.Buffer
+	if err := s.Backup(&backup); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	v1 := backup.Bytes()
+	binary.BigEndian.PutUint32(v1[len("STARFORTUNE-BACKUP\n"):], 1)
+	restored := filepath.Join(t.TempDir(), "restored")
+	if err := storage.Restore(restored, bytes.NewReader(v1), zerolog.Nop()); err != nil {
+		t.Fatalf("restore of a schema 1 backup: %v", err)
+	}
+	for _, dir := range []string{s.Dir(), restored} {
+		s := mustOpenDir(t, dir)
+		var mark engine.JournalMark
+		err := s.View(context.Background(), func(tx engine.ReadTx) (err error) { mark, _, err = tx.Journal(); return err })
+		if err != nil || !reflect.DeepEqual(mark, engine.MarkOf(entry)) || len(mark.Ledger) != 1 {
+			t.Fatalf("%s: mark %+v (%v), want %+v", dir, mark, err, engine.MarkOf(entry))
+		}
+		s.Close()
 	}
 }
 

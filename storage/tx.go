@@ -288,15 +288,15 @@ func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 	return t.put(revealKey(tk), rv)
 }
 
-func (t *tx) Journal() (engine.JournalEntry, bool, error) {
-	var e engine.JournalEntry
-	ok, err := t.get(journalKey(), &e)
+func (t *tx) Journal() (engine.JournalMark, bool, error) {
+	var m engine.JournalMark
+	ok, err := t.get(journalKey(), &m)
 	if err != nil {
-		return engine.JournalEntry{}, false, fmt.Errorf("last journal entry: %w", err)
+		return engine.JournalMark{}, false, fmt.Errorf("last journal entry: %w", err)
 	}
-	return e, ok, nil
+	return m, ok, nil
 }
 
-func (t *tx) PutJournal(e engine.JournalEntry) error {
-	return t.put(journalKey(), e)
+func (t *tx) PutJournal(m engine.JournalMark) error {
+	return t.put(journalKey(), m)
 }

@@ -33,7 +33,7 @@ type data struct {
 	wallets  map[string]engine.Wallet
 	ledger   map[string][]engine.LedgerEntry
 	reveals  map[engine.Ticket]engine.Reveal
-	journal  *engine.JournalEntry
+	journal  *engine.JournalMark
 	settings map[string][]byte
 	events   []engine.OperatorEvent
 }
@@ -197,15 +197,15 @@ func (t *tx) Reveal(tk engine.Ticket) (engine.Reveal, bool, error) {
 	return rv, ok, nil
 }
 
-func (t *tx) Journal() (engine.JournalEntry, bool, error) {
+func (t *tx) Journal() (engine.JournalMark, bool, error) {
 	if t.d.journal == nil {
-		return engine.JournalEntry{}, false, nil
+		return engine.JournalMark{}, false, nil
 	}
 	return *t.d.journal, true, nil
 }
 
-func (t *tx) PutJournal(e engine.JournalEntry) error {
-	t.d.journal = &e
+func (t *tx) PutJournal(m engine.JournalMark) error {
+	t.d.journal = &m
 	return nil
 }
 
