@@ -156,22 +156,24 @@ func (s *Service) Health() error {
 // verifyTouched reads back the chain heads a transaction moved: the cursor
 // of each block it sold from must hash its last record, each wallet it moved
 // must hash its last ledger entry. A store returning other bytes than those
-// it was given is found at once, not at the next audit.
+// it was given is found at once, not at the next audit. Each record is read
+// once: a sale's last record is both its block's and its player's.
 func (s *Service) verifyTouched(ctx context.Context, e JournalEntry) error {
 	var problems []string
 	err := s.store.View(ctx, func(tx ReadTx) error {
+		read := map[Ticket]Record{}
 		seen := map[BlockRef]bool{}
 		for _, r := range e.Records {
 			if !seen[r.Ticket.Block] {
 				seen[r.Ticket.Block] = true
-				problems = append(problems, checkCursor(tx, r.Ticket.Block)...)
+				problems = append(problems, checkCursor(tx, r.Ticket.Block, read)...)
 			}
 		}
 		players := map[string]bool{}
 		for _, l := range e.Ledger {
 			if !players[l.Player] {
 				players[l.Player] = true
-				problems = append(problems, checkWallet(tx, l.Player)...)
+				problems = append(problems, checkWallet(tx, l.Player, read)...)
 			}
 		}
 		return nil
@@ -182,33 +184,42 @@ func (s *Service) verifyTouched(ctx context.Context, e JournalEntry) error {
 	return s.outOfServiceIf(problems)
 }
 
-// checkCursor: the block's cursor hashes its last record, and no record
-// lies beyond it.
-func checkCursor(tx ReadTx, ref BlockRef) []string {
+// checkCursor: the block's cursor hashes its last record, which goes into
+// read if given.
+func checkCursor(tx ReadTx, ref BlockRef, read map[Ticket]Record) []string {
 	cur, err := tx.Cursor(ref)
 	if err != nil {
 		return []string{fmt.Sprintf("block %s: cursor unreadable: %v", ref, err)}
 	}
-	var problems []string
-	if cur.Served > 0 {
-		last := Ticket{Block: ref, Index: cur.Served - 1}
-		r, err := tx.Record(last)
-		switch {
-		case err != nil:
-			problems = append(problems, fmt.Sprintf("ticket %s: last record of block %s unreadable: %v", last, ref, err))
-		case r.Hash() != cur.Head:
-			problems = append(problems, fmt.Sprintf("ticket %s: last record of block %s does not match the chain head", last, ref))
-		}
+	if cur.Served == 0 {
+		return nil
 	}
-	if _, err := tx.Record(Ticket{Block: ref, Index: cur.Served}); !errors.Is(err, ErrUnknownTicket) {
-		problems = append(problems, fmt.Sprintf("block %s: a record lies beyond the cursor (%d served)", ref, cur.Served))
+	last := Ticket{Block: ref, Index: cur.Served - 1}
+	r, err := tx.Record(last)
+	switch {
+	case err != nil:
+		return []string{fmt.Sprintf("ticket %s: last record of block %s unreadable: %v", last, ref, err)}
+	case r.Hash() != cur.Head:
+		return []string{fmt.Sprintf("ticket %s: last record of block %s does not match the chain head", last, ref)}
 	}
-	return problems
+	if read != nil {
+		read[last] = r
+	}
+	return nil
+}
+
+// checkNothingBeyond: no record lies beyond the block's cursor. (Checked at
+// start: a sale writes below the cursor it moves.)
+func checkNothingBeyond(tx ReadTx, b BlockInfo) []string {
+	if _, err := tx.Record(Ticket{Block: b.Ref, Index: b.Cursor.Served}); !errors.Is(err, ErrUnknownTicket) {
+		return []string{fmt.Sprintf("block %s: a record lies beyond the cursor (%d served)", b.Ref, b.Cursor.Served)}
+	}
+	return nil
 }
 
 // checkWallet: the wallet hashes its last ledger entry, and its last unit
-// is the player's.
-func checkWallet(tx ReadTx, player string) []string {
+// is the player's (read from the store unless in read).
+func checkWallet(tx ReadTx, player string, read map[Ticket]Record) []string {
 	w, ok, err := tx.Wallet(player)
 	if err != nil || !ok {
 		return []string{fmt.Sprintf("player %s: wallet unreadable (found %v): %v", player, ok, err)}
@@ -223,7 +234,12 @@ func checkWallet(tx ReadTx, player string) []string {
 		problems = append(problems, fmt.Sprintf("player %s: wallet does not match its last ledger entry %d", player, w.Seq))
 	}
 	if w.HasLast {
-		if r, err := tx.Record(w.Last); err != nil || r.Player != player {
+		r, ok := read[w.Last]
+		var err error
+		if !ok {
+			r, err = tx.Record(w.Last)
+		}
+		if err != nil || r.Player != player {
 			problems = append(problems, fmt.Sprintf("ticket %s: last unit of %s unreadable or not theirs: %v", w.Last, player, err))
 		}
 	}
@@ -245,10 +261,11 @@ func (s *Service) checkAtStart(ctx context.Context) error {
 			return err
 		}
 		for _, b := range blocks {
-			problems = append(problems, checkCursor(tx, b.Ref)...)
+			problems = append(problems, checkCursor(tx, b.Ref, nil)...)
+			problems = append(problems, checkNothingBeyond(tx, b)...)
 		}
 		return tx.Wallets(func(w Wallet) error {
-			problems = append(problems, checkWallet(tx, w.Player)...)
+			problems = append(problems, checkWallet(tx, w.Player, nil)...)
 			return nil
 		})
 	})

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -230,4 +231,80 @@ func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 		t.Fatalf("the PIN did not survive recover: %v", err)
 	}
 	mustAudit(t, r)
+}
+
+// garbling stores records or ledger entries other than those it is given,
+// as a damaged store returning other bytes would.
+type garbling struct {
+	engine.Store
+	record, ledger bool
+}
+
+func (g garbling) Update(c context.Context, fn func(engine.Tx) error) error {
+	return g.Store.Update(c, func(tx engine.Tx) error { return fn(garblingTx{tx, g}) })
+}
+
+type garblingTx struct {
+	engine.Tx
+	g garbling
+}
+
+func (t garblingTx) PutRecord(r engine.Record) error {
+	if t.g.record {
+		r.BalanceAfter++
+	}
+	return t.Tx.PutRecord(r)
+}
+
+func (t garblingTx) PutLedger(l engine.LedgerEntry) error {
+	if t.g.ledger {
+		l.Credit++
+	}
+	return t.Tx.PutLedger(l)
+}
+
+// Every change is read back once committed: a store that keeps other bytes
+// than it was given stops the sales at once.
+func TestChangesAreReadBack(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		g    garbling
+		want string
+	}{
+		{"record", garbling{record: true}, "does not match the chain head"},
+		{"ledger", garbling{ledger: true}, "does not match its last ledger entry"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.g.Store = memstore.New()
+			s := open(t, c.g, &memstore.Journal{})
+			_, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1})
+			if !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("sale into a garbling store: %v", err)
+			}
+			if err := s.Health(); err == nil {
+				t.Fatal("still healthy")
+			}
+			if _, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1}); !errors.Is(err, engine.ErrOutOfService) {
+				t.Fatalf("next sale: %v", err)
+			}
+		})
+	}
+}
+
+// A record beyond a block's cursor (data the store should not hold) is
+// found at start.
+func TestRecordBeyondTheCursorIsFoundAtStart(t *testing.T) {
+	j := &memstore.Journal{}
+	st := memstore.New()
+	s := open(t, st, j)
+	sales := sell(t, s, engine.DemoPlayer, 50, 2)
+	st.Update(ctx, func(tx engine.Tx) error {
+		r := sales[1].Record
+		r.Ticket.Index++ // the unit the cursor serves next
+		return tx.PutRecord(r)
+	})
+	r := open(t, st, j)
+	if err := r.Health(); !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), "beyond the cursor (2 served)") {
+		t.Fatalf("health: %v", err)
+	}
 }

@@ -10,9 +10,6 @@ import (
 	"starfortune/engine/memstore"
 )
 
-// picks chooses the pucks of a batch's units.
-func picks(i int) [2]int { return [2]int{i % engine.NumSlots, (i + 1) % engine.NumSlots} }
-
 // storeAhead plays, then sells a batch (pucks chosen) that the store commits
 // but the journal refuses: the state a crash between the two leaves.
 func storeAhead(t *testing.T) (*memstore.Journal, *memstore.Store, engine.JournalMark) {

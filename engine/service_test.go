@@ -41,10 +41,12 @@ func newService(t *testing.T, cfg engine.Config) (*engine.Service, *memstore.Sto
 	return s, st
 }
 
+// picks chooses the pucks of a batch's units.
+func picks(i int) [2]int { return [2]int{i % engine.NumSlots, (i + 1) % engine.NumSlots} }
+
 func sell(t *testing.T, s *engine.Service, player string, stake engine.Cents, n int) []engine.Sale {
 	t.Helper()
-	sales, err := s.Sell(ctx, engine.SellRequest{Player: player, Stake: stake, Count: n,
-		Picks: func(i int) [2]int { return [2]int{i % 3, (i + 1) % 3} }, Actor: "test"})
+	sales, err := s.Sell(ctx, engine.SellRequest{Player: player, Stake: stake, Count: n, Picks: picks, Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
