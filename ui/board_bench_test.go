@@ -44,6 +44,6 @@ func BenchmarkBackdrop(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		bd := newBackdrop()
-		bd.generate(810, 740)
+		bd.generate(810, 740, 1)
 	}
 }

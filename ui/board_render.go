@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -20,6 +21,28 @@ const (
 // than the one the paths bounce on, so that a bounce looks like a touch.
 var pegRadius = engine.Board().PegRadius * 1.25
 
+// spotCorner is the corner radius of the spots, in pixels at scale 1.
+const spotCorner = 4
+
+// spotRect is the area drawn for spot i, in board units: a little inside the
+// spot, so that neighbours stand apart.
+func spotRect(i int) engine.Rect {
+	rc := engine.Board().Spots[i]
+	return engine.Rect{Min: engine.Point{X: rc.Min.X + 0.004, Y: rc.Min.Y + 0.008}, Max: engine.Point{X: rc.Max.X - 0.004, Y: rc.Max.Y - 0.008}}
+}
+
+// spotColors are the fill of a spot showing multiple m of the stake, and
+// the colour of its figures: dim for 0, gold for 10 and more.
+func spotColors(m int64) (fill, text color.NRGBA) {
+	switch {
+	case m == 0:
+		return colSpotZero, colDim
+	case m >= 10:
+		return colSpotBig, colGold
+	}
+	return colSpotWin, colText
+}
+
 // offerRadius is the radius of the pucks on offer, in board units: larger
 // than a falling puck, they are touch targets.
 const offerRadius = 0.034
@@ -36,12 +59,12 @@ type boardRenderer struct {
 	slots    [engine.NumSlots]*canvas.Rectangle
 	litPeg   *canvas.Circle // the peg just touched; the others are in the backdrop
 	lit      int            // its index, -1 if none
+	litSpot  *canvas.Rectangle // the spot reached; the others are in the backdrop
 	boxGlow  [engine.NumBonusBoxes]*canvas.Rectangle
 	boxHalo  [engine.NumBonusBoxes]*canvas.Rectangle
 	box      [engine.NumBonusBoxes]*canvas.Rectangle
 	boxLabel [engine.NumBonusBoxes]*canvas.Text
 	boxValue [engine.NumBonusBoxes]*canvas.Text
-	spot     [engine.NumSpots]*canvas.Rectangle
 	spotText [engine.NumSpots]*canvas.Text
 	offGlow  [engine.NumSlots]*canvas.Circle
 	offPuck  [engine.NumSlots]*canvas.Circle
@@ -60,13 +83,16 @@ type boardRenderer struct {
 
 func newBoardRenderer(b *Board) *boardRenderer {
 	r := &boardRenderer{b: b, back: newBackdrop(), lit: -1}
-	r.bg = canvas.NewRaster(r.back.generate)
+	r.bg = canvas.NewRaster(func(w, h int) image.Image {
+		return r.back.generate(w, h, float32(w)/max(r.bg.Size().Width, 1))
+	})
 	r.bg.ScaleMode = canvas.ImageScalePixels // drawn at the pixel size: sampling the nearest texel is exact, and cheaper
-	r.objects = append(r.objects, r.bg)
-	for i := range r.spot {
-		r.spot[i] = &canvas.Rectangle{StrokeColor: colPanelLine, StrokeWidth: 1, CornerRadius: 4}
+	r.litSpot = &canvas.Rectangle{StrokeColor: colGold, StrokeWidth: 4, CornerRadius: spotCorner}
+	r.litSpot.Hide()
+	r.objects = append(r.objects, r.bg, r.litSpot)
+	for i := range r.spotText {
 		r.spotText[i] = &canvas.Text{Alignment: fyne.TextAlignCenter, TextStyle: fyne.TextStyle{Bold: true}}
-		r.objects = append(r.objects, r.spot[i], r.spotText[i])
+		r.objects = append(r.objects, r.spotText[i])
 	}
 	for i := range r.slots {
 		r.slots[i] = &canvas.Rectangle{FillColor: colNight, StrokeColor: colGold, StrokeWidth: 2, CornerRadius: 3}
@@ -120,11 +146,12 @@ func (r *boardRenderer) Layout(size fyne.Size) {
 	r.pr = pr
 	g := engine.Board()
 	r.bg.Resize(size)
-	for i, rc := range g.Spots {
-		inner := engine.Rect{Min: engine.Point{X: rc.Min.X + 0.004, Y: rc.Min.Y + 0.008}, Max: engine.Point{X: rc.Max.X - 0.004, Y: rc.Max.Y - 0.008}}
-		pos, sz := pr.rect(inner)
-		r.spot[i].Move(pos)
-		r.spot[i].Resize(sz)
+	for i := range g.Spots {
+		pos, sz := pr.rect(spotRect(i))
+		if r.b.hasLit && !r.b.lit.Bonus && r.b.lit.Index == i {
+			r.litSpot.Move(pos)
+			r.litSpot.Resize(sz)
+		}
 		t := r.spotText[i]
 		t.TextSize = pr.length(0.024, 0.95)
 		ts := fyne.MeasureText(t.Text, t.TextSize, t.TextStyle)
@@ -229,25 +256,18 @@ func (r *boardRenderer) placeBubble() {
 // Refresh copies the board's state into the objects and lays them out.
 func (r *boardRenderer) Refresh() {
 	b := r.b
+	r.litSpot.Hide()
 	for i, m := range engine.SpotMultiples {
 		v := engine.Cents(m) * b.Stake
 		r.spotText[i].Text = shortAmount(v)
-		fill, text := colSpotWin, colText
-		switch {
-		case m == 0:
-			fill, text = colSpotZero, colDim
-		case m >= 10:
-			fill, text = colSpotBig, colGold
-		}
-		stroke, width := colPanelLine, float32(1)
+		fill, text := spotColors(m)
 		if b.hasLit && !b.lit.Bonus && b.lit.Index == i {
-			stroke, width = colGold, 4
 			if m > 0 {
-				fill = colGoldDeep
-				text = colText
+				fill, text = colGoldDeep, colText
 			}
+			r.litSpot.FillColor = fill
+			r.litSpot.Show()
 		}
-		r.spot[i].FillColor, r.spot[i].StrokeColor, r.spot[i].StrokeWidth = fill, stroke, width
 		r.spotText[i].Color = text
 	}
 	for i := range r.box {
