@@ -51,9 +51,12 @@ git ls-files -z --cached --others --exclude-standard |
 	xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 	xargs -0 cp --parents -t "$tmp/src" ||
 	fail "cannot snapshot the source tree"
+cp -r .git "$tmp/src/" || fail "cannot copy .git" # so that the build stamps the commit `version` prints
 rm -rf "$out" && mkdir -p "$out"
 echo "package: fyne package -os linux (the first run takes ~4 min)"
-(cd "$out" && "$fyne" package -os linux --tags "${TAGS:-no_emoji}" --src "$tmp/src") || fail "fyne package"
+# -buildvcs=auto overrides a -buildvcs=false in the Go environment, as the
+# Makefile's build does.
+(cd "$out" && GOFLAGS="${GOFLAGS:+$GOFLAGS }-buildvcs=auto" "$fyne" package -os linux --tags "${TAGS:-no_emoji}" --src "$tmp/src") || fail "fyne package"
 tarball=$(ls "$out"/*.tar.xz 2>/dev/null | head -1)
 [ -n "$tarball" ] || fail "no .tar.xz in $out"
 echo "package: built $tarball ($(du -h "$tarball" | cut -f1))"
