@@ -40,7 +40,9 @@ type decoder struct {
 func (d *decoder) take(n int) []byte {
 	if d.err != nil || len(d.b) < n {
 		d.err = fmt.Errorf("%w: value truncated", ErrCorrupt)
-		return make([]byte, n)
+		// Zeros for the fixed-size reads to decode (8 bytes at most); a
+		// damaged length must not allocate gigabytes.
+		return make([]byte, min(n, 8))
 	}
 	v := d.b[:n]
 	d.b = d.b[n:]

@@ -138,7 +138,11 @@ func (e *JournalEntry) UnmarshalBinary(b []byte) error {
 	}
 	e.Blocks = nil
 	for n := count(); n > 0 && d.err == nil; n-- {
-		b := BlockInfo{Ref: d.ticket().Block, Size: d.u32()}
+		t := d.ticket() // a block ref, written as a ticket of index 0
+		if d.err == nil && t.Index != 0 {
+			d.err = fmt.Errorf("%w: journal entry: block %s given with index %d", ErrCorrupt, t.Block, t.Index)
+		}
+		b := BlockInfo{Ref: t.Block, Size: d.u32()}
 		b.Commitment = d.hash()
 		copy(b.Seed[:], d.take(len(b.Seed)))
 		e.Blocks = append(e.Blocks, b)

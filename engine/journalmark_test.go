@@ -1,10 +1,12 @@
 package engine_test
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"starfortune/engine"
 	"starfortune/engine/memstore"
@@ -86,4 +88,41 @@ func TestJournalMarkEncoding(t *testing.T) {
 	if err := got.UnmarshalBinary(append(b, 0)); !errors.Is(err, engine.ErrCorrupt) {
 		t.Fatalf("a trailing byte: %v", err)
 	}
+}
+
+// FuzzJournalMark: any bytes give a mark or an error wrapping ErrCorrupt,
+// never a panic; an accepted mark encodes back to the same bytes.
+func FuzzJournalMark(f *testing.F) {
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	block := engine.BlockRef{Emission: 1, Stake: 50, Number: 2}
+	e := engine.JournalEntry{Seq: 9, Time: at,
+		Blocks:   []engine.BlockInfo{{Ref: block, Size: 850_000}},
+		Events:   []engine.OperatorEvent{{Seq: 4, Time: at, Actor: "op", Action: "credit"}},
+		Settings: []engine.JournalSetting{{Name: "pin", Value: []byte{1, 2, 3}}}}
+	for i := range uint32(3) {
+		t := engine.Ticket{Block: block, Index: 40 + i}
+		e.Records = append(e.Records, engine.Record{Ticket: t, Player: "demo", Time: at})
+		e.Ledger = append(e.Ledger, engine.LedgerEntry{Player: "demo", Seq: 10 + uint64(i), Time: at, Kind: engine.LedgerSale, Ticket: t})
+		e.Reveals = append(e.Reveals, engine.JournalReveal{Ticket: t, Reveal: engine.NewReveal()})
+	}
+	b, err := engine.MarkOf(e).MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m engine.JournalMark
+		if err := m.UnmarshalBinary(b); err != nil {
+			if !errors.Is(err, engine.ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		again, err := m.MarshalBinary()
+		if err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("accepted %x, encodes as %x (%v)", b, again, err)
+		}
+	})
 }
