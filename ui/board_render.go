@@ -57,8 +57,8 @@ type boardRenderer struct {
 	back     *backdrop
 	bg       *canvas.Raster
 	slots    [engine.NumSlots]*canvas.Rectangle
-	litPeg   *canvas.Circle // the peg just touched; the others are in the backdrop
-	lit      int            // its index, -1 if none
+	litPeg   *canvas.Circle    // the peg just touched; the others are in the backdrop
+	lit      int               // its index, -1 if none
 	litSpot  *canvas.Rectangle // the spot reached; the others are in the backdrop
 	boxGlow  [engine.NumBonusBoxes]*canvas.Rectangle
 	boxHalo  [engine.NumBonusBoxes]*canvas.Rectangle
