@@ -180,14 +180,14 @@ func checkSchema(db *badger.DB, dir string) (from uint32, err error) {
 		if got == schemaVersion {
 			return nil
 		}
-		if got > schemaVersion || migrations[got] == nil {
-			return fmt.Errorf("data schema version %d, this program reads version %d: "+
-				"use the program that wrote it", got, schemaVersion)
-		}
-		for ; got < schemaVersion; got++ {
+		for ; got < schemaVersion && migrations[got] != nil; got++ {
 			if err := migrations[got](txn); err != nil {
 				return fmt.Errorf("migrating the data from schema version %d to %d: %w", got, got+1, err)
 			}
+		}
+		if got != schemaVersion {
+			return fmt.Errorf("data schema version %d, this program reads version %d: "+
+				"use the program that wrote it", from, schemaVersion)
 		}
 		return txn.Set(schemaKey(), encodeSchema(schemaVersion))
 	})
