@@ -60,15 +60,16 @@ func checkDir(dir string, log zerolog.Logger) error {
 	manifest := false
 	for _, n := range names {
 		switch {
-		case strings.HasSuffix(n, ".mem"):
-			if err := removeEmptyWAL(filepath.Join(dir, n), log); err != nil {
+		case strings.HasSuffix(n, ".mem") || strings.HasSuffix(n, ".vlog"):
+			if err := removeEmptyLog(filepath.Join(dir, n), log); err != nil {
 				return err
 			}
 		case n == badger.ManifestFilename:
 			manifest = true
 		case strings.HasSuffix(n, ".sst"):
 			tables++
-		case strings.HasSuffix(n, ".vlog"):
+		}
+		if strings.HasSuffix(n, ".vlog") {
 			vlogs++
 		}
 	}
@@ -83,20 +84,21 @@ func checkDir(dir string, log zerolog.Logger) error {
 	return checkTables(dir, options(dir, log))
 }
 
-// removeEmptyWAL deletes a write-ahead log file of zero bytes. Badger
-// creates a memtable's file, then sizes it: a kill between the two leaves an
+// removeEmptyLog deletes a write-ahead log (.mem) or value log (.vlog) file
+// of zero bytes. Badger creates such a file (a memtable's, or at every open
+// the value log's next), then sizes it: a kill between the two leaves an
 // empty file, which Badger then refuses to open ("Create a new file") on
-// every start. Such a file holds nothing, not even its header; Badger
-// itself deletes the memtables it finds empty.
-func removeEmptyWAL(path string, log zerolog.Logger) error {
+// every start. Such a file holds nothing, not even its header, so nothing
+// points into it; Badger itself deletes the memtables it finds empty.
+func removeEmptyLog(path string, log zerolog.Logger) error {
 	st, err := os.Stat(path)
 	if err != nil || st.Size() != 0 {
 		return nil // Badger opens it, or says what is wrong
 	}
 	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("%w: remove the empty write-ahead log %s: %w", engine.ErrStorage, path, err)
+		return fmt.Errorf("%w: remove the empty log file %s: %w", engine.ErrStorage, path, err)
 	}
-	log.Warn().Str("file", path).Msg("storage: empty write-ahead log removed (the program was stopped while creating it)")
+	log.Warn().Str("file", path).Msg("storage: empty log file removed (the program was stopped while creating it)")
 	return nil
 }
 

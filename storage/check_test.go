@@ -238,32 +238,39 @@ func BenchmarkDiskGuard(b *testing.B) {
 	}
 }
 
-// A kill between Badger's creating a memtable file and sizing it leaves an
-// empty .mem file, which Badger alone would refuse on every start: the
-// store opens, with everything written before.
-func TestEmptyWALRemoved(t *testing.T) {
-	dir := t.TempDir()
-	fillStore(t, dir, 1, 10)
-	empty := filepath.Join(dir, "00099.mem")
-	if err := os.WriteFile(empty, nil, 0o640); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := openDB(dir, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "Create a new file") {
-		t.Fatalf("Badger alone opens a directory with an empty .mem file (%v): this test no longer shows why removeEmptyWAL exists", err)
-	}
-	s, err := Open(dir, zerolog.Nop())
-	if err != nil {
-		t.Fatalf("open with an empty write-ahead log: %v", err)
-	}
-	defer s.Close()
-	if _, err := os.Stat(empty); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the empty write-ahead log is still there (%v)", err)
-	}
-	err = s.View(context.Background(), func(tx engine.ReadTx) error {
-		_, err := tx.Record(engine.Ticket{Block: engine.BlockRef{Emission: 1, Stake: engine.Stakes[1], Number: 1}, Index: 9})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("a record written before: %v", err)
+// A kill between Badger's creating a memtable or value log file and sizing
+// it leaves an empty file, which Badger alone would refuse on every start:
+// the store opens, with everything written before.
+func TestEmptyLogRemoved(t *testing.T) {
+	for _, name := range []string{"00099.mem", "000099.vlog"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			fillStore(t, dir, 1, 10)
+			empty := filepath.Join(dir, name)
+			if err := os.WriteFile(empty, nil, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := openDB(dir, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "Create a new file") {
+				t.Fatalf("Badger alone opens a directory with an empty %s (%v): this test no longer shows why removeEmptyLog exists", name, err)
+			}
+			if err := os.WriteFile(empty, nil, 0o640); err != nil { // as the kill left it
+				t.Fatal(err)
+			}
+			s, err := Open(dir, zerolog.Nop())
+			if err != nil {
+				t.Fatalf("open with an empty %s: %v", name, err)
+			}
+			defer s.Close()
+			if _, err := os.Stat(empty); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the empty %s is still there (%v)", name, err)
+			}
+			err = s.View(context.Background(), func(tx engine.ReadTx) error {
+				_, err := tx.Record(engine.Ticket{Block: engine.BlockRef{Emission: 1, Stake: engine.Stakes[1], Number: 1}, Index: 9})
+				return err
+			})
+			if err != nil {
+				t.Fatalf("a record written before: %v", err)
+			}
+		})
 	}
 }
