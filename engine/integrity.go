@@ -30,6 +30,13 @@ func (t *journalTx) PutReveal(tk Ticket, rv Reveal) error {
 	return t.Tx.PutReveal(tk, rv)
 }
 
+func (t *journalTx) PutReveals(first Ticket, rvs []Reveal) error {
+	for i, rv := range rvs {
+		t.entry.Reveals = append(t.entry.Reveals, JournalReveal{Ticket: Ticket{Block: first.Block, Index: first.Index + uint32(i)}, Reveal: rv})
+	}
+	return t.Tx.PutReveals(first, rvs)
+}
+
 func (t *journalTx) PutOperatorEvent(e OperatorEvent) error {
 	t.entry.Events = append(t.entry.Events, e)
 	return t.Tx.PutOperatorEvent(e)

@@ -287,9 +287,6 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 					return fmt.Errorf("%w: pucks %v (slots 0 to %d)", ErrReveal, p, NumSlots-1)
 				}
 				rv = Reveal{Slots: p, Go: [2]bool{u.Drops[0].Dest.Bonus, u.Drops[1].Dest.Bonus}}
-				if err := tx.PutReveal(t, rv); err != nil {
-					return err
-				}
 			}
 			if err := tx.PutRecord(r); err != nil {
 				return err
@@ -301,6 +298,15 @@ func (s *Service) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 		}
 		if len(sales) == 0 { // only if the cached cursor was stale
 			return fmt.Errorf("%w: block %s has no unit left", ErrStorage, open.Ref)
+		}
+		if req.Picks != nil { // every unit shown at once: the reveals go together
+			rvs := make([]Reveal, len(sales))
+			for i, s := range sales {
+				rvs[i] = s.Reveal
+			}
+			if err := tx.PutReveals(sales[0].Ticket, rvs); err != nil {
+				return err
+			}
 		}
 		if err := tx.PutCursor(open.Ref, cur); err != nil {
 			return err

@@ -64,6 +64,10 @@ type Tx interface {
 	PutWallet(w Wallet) error
 	PutLedger(l LedgerEntry) error
 	PutReveal(t Ticket, rv Reveal) error
+	// PutReveals stores the reveals of len(rvs) consecutive tickets of one
+	// block from first: a batch sold with its pucks chosen, every unit
+	// shown at once. Reveal reads them back one by one.
+	PutReveals(first Ticket, rvs []Reveal) error
 	// PutJournal keeps the mark of the transaction's journal entry in the
 	// store, so that a crash between the store's commit and the journal's
 	// append can be repaired from the store at the next start.

@@ -134,6 +134,7 @@ var errNotOurs = errors.New("not a Star Fortune data directory")
 // transaction that records the new version.
 var migrations = map[uint32]func(*badger.Txn) error{
 	1: markJournal,
+	2: func(*badger.Txn) error { return nil }, // 'R' keys are new: nothing to change
 }
 
 // markJournal: schema 1 kept the whole last journal entry under 'j',

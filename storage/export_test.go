@@ -28,3 +28,6 @@ const ChunkUnits = chunkUnits
 
 // JournalKey is the key of the last journal entry's mark.
 func JournalKey() []byte { return journalKey() }
+
+// RevealGroupKey is the key of the grouped reveals holding ticket t's.
+func RevealGroupKey(t engine.Ticket) []byte { return revealGroupKey(t) }

@@ -37,8 +37,16 @@ const (
 	// block's cursor equals its count of records.
 	prefixRecord = 'h'
 
-	// KEY: 'r' block(8) index(u32) -> engine.Reveal (4 bytes).
+	// KEY: 'r' block(8) index(u32) -> engine.Reveal (4 bytes): a reveal
+	// step of a unit played on the board.
 	prefixReveal = 'r'
+
+	// KEY: 'R' block(8) group(u32) -> revealGroup units' engine.Reveal (4
+	// bytes each; absentReveal where none): the reveals of units sold by
+	// batch with their pucks chosen, group = index / revealGroup. A batch of
+	// 1 000 writes 4 or 5 keys instead of 1 000. A unit's reveal is under
+	// one of the two keys, never both (a batch unit has no step left).
+	prefixRevealGroup = 'R'
 
 	// KEY: 'w' player -> engine.Wallet. Players sort bytewise.
 	prefixWallet = 'w'
@@ -62,9 +70,16 @@ const (
 	prefixOperator = 'o'
 )
 
+// revealGroup is the number of units per 'R' key: 1 KiB values.
+const revealGroup = 256
+
+// absentReveal marks a unit without a reveal in an 'R' value: an int8 slot
+// of -128, which no reveal has.
+var absentReveal = [4]byte{0x80}
+
 // schemaVersion is the layout above. Change it with any change of a key or
 // value layout, and write a migration (badger.go).
-const schemaVersion uint32 = 2
+const schemaVersion uint32 = 3
 
 // chunkUnits is the number of units per chunk key: about 3 KB per value,
 // small enough to stay in the LSM tree, and 831 keys per block instead of
@@ -133,6 +148,10 @@ func recordKey(t engine.Ticket) []byte {
 
 func revealKey(t engine.Ticket) []byte {
 	return binary.BigEndian.AppendUint32(blockPrefixKey(prefixReveal, t.Block), t.Index)
+}
+
+func revealGroupKey(t engine.Ticket) []byte {
+	return binary.BigEndian.AppendUint32(blockPrefixKey(prefixRevealGroup, t.Block), t.Index/revealGroup)
 }
 
 func walletKey(player string) []byte {

@@ -413,6 +413,54 @@ func listed(tb testing.TB, s engine.Store) (refs []engine.BlockRef) {
 // TestBlocks stores blocks, reads them back whole and unit by unit, and
 // checks that an incomplete block is invisible and is fully replaced when
 // drawn again.
+// A batch's reveals go in groups of keys; each reads back as its own, next
+// to reveals stored one by one, in two transactions that share a group.
+func TestGroupedReveals(t *testing.T) {
+	ctx := context.Background()
+	s := MustOpen(t)
+	ref := engine.BlockRef{Emission: 1, Stake: 100, Number: 3}
+	at := func(i uint32) engine.Ticket { return engine.Ticket{Block: ref, Index: i} }
+	reveal := func(i uint32) engine.Reveal {
+		return engine.Reveal{Slots: [2]int{int(i % 3), int(i+1) % 3}, Go: [2]bool{i%2 == 0, i%5 == 0}}
+	}
+	batch := func(from, n uint32) func(engine.Tx) error {
+		return func(tx engine.Tx) error {
+			rvs := make([]engine.Reveal, n)
+			for i := range rvs {
+				rvs[i] = reveal(from + uint32(i))
+			}
+			return tx.PutReveals(at(from), rvs)
+		}
+	}
+	for _, fn := range []func(engine.Tx) error{
+		batch(10, 600), // across three groups
+		batch(610, 1),  // into a group the first batch began
+		func(tx engine.Tx) error { return tx.PutReveal(at(2000), reveal(2000)) },
+	} {
+		if err := s.Update(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := s.View(ctx, func(tx engine.ReadTx) error {
+		for i := uint32(0); i < 2100; i++ {
+			rv, ok, err := tx.Reveal(at(i))
+			want := i >= 10 && i <= 610 || i == 2000
+			if err != nil || ok != want || ok && rv != reveal(i) {
+				return fmt.Errorf("reveal of %d: %+v %v %v", i, rv, ok, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawSet(t, s, storage.RevealGroupKey(at(10)), []byte{1, 2, 3})
+	err = s.View(ctx, func(tx engine.ReadTx) error { _, _, err := tx.Reveal(at(11)); return err })
+	if !errors.Is(err, engine.ErrCorrupt) {
+		t.Fatalf("reveal from a damaged group: %v", err)
+	}
+}
+
 func TestBlocks(t *testing.T) {
 	ctx := context.Background()
 	s := MustOpen(t)

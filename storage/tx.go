@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"encoding"
 	"encoding/binary"
@@ -263,10 +264,35 @@ var errEnd = errors.New("end of range")
 func (t *tx) Reveal(tk engine.Ticket) (engine.Reveal, bool, error) {
 	var rv engine.Reveal
 	ok, err := t.get(revealKey(tk), &rv)
+	if err == nil && !ok {
+		var group []byte
+		if group, ok, err = t.revealGroup(tk); ok {
+			at := int(tk.Index%revealGroup) * 4
+			if ok = [4]byte(group[at:at+4]) != absentReveal; ok {
+				err = rv.UnmarshalBinary(group[at : at+4])
+			}
+		}
+	}
 	if err != nil {
 		return engine.Reveal{}, false, fmt.Errorf("reveal of %s: %w", tk, err)
 	}
 	return rv, ok, nil
+}
+
+// revealGroup is a copy of the 'R' value holding tk's reveal, if there is
+// one.
+func (t *tx) revealGroup(tk engine.Ticket) (group []byte, ok bool, err error) {
+	item, err := t.txn.Get(revealGroupKey(tk))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, storageErr("read", err)
+	}
+	if group, err = item.ValueCopy(nil); err == nil && len(group) != 4*revealGroup {
+		err = fmt.Errorf("%w: reveals of %d bytes", engine.ErrCorrupt, len(group))
+	}
+	return group, err == nil, err
 }
 
 func (t *tx) PutCursor(ref engine.BlockRef, c engine.Cursor) error {
@@ -286,6 +312,30 @@ func (t *tx) PutLedger(l engine.LedgerEntry) error {
 
 func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 	return t.put(revealKey(tk), rv)
+}
+
+func (t *tx) PutReveals(first engine.Ticket, rvs []engine.Reveal) error {
+	for len(rvs) > 0 {
+		group, ok, err := t.revealGroup(first)
+		if err != nil {
+			return fmt.Errorf("reveals from %s: %w", first, err)
+		}
+		if !ok {
+			group = bytes.Repeat(absentReveal[:], revealGroup)
+		}
+		at := first.Index % revealGroup
+		n := min(uint32(len(rvs)), revealGroup-at)
+		for i, rv := range rvs[:n] {
+			var v [4]byte
+			b, _ := rv.AppendBinary(v[:0])
+			copy(group[4*(int(at)+i):], b)
+		}
+		if err := t.txn.Set(revealGroupKey(first), group); err != nil {
+			return storageErr("write", err)
+		}
+		rvs, first.Index = rvs[n:], first.Index+n
+	}
+	return nil
 }
 
 func (t *tx) Journal() (engine.JournalMark, bool, error) {

@@ -238,6 +238,13 @@ func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 	return nil
 }
 
+func (t *tx) PutReveals(first engine.Ticket, rvs []engine.Reveal) error {
+	for i, rv := range rvs {
+		t.d.reveals[engine.Ticket{Block: first.Block, Index: first.Index + uint32(i)}] = rv
+	}
+	return nil
+}
+
 func (t *tx) Setting(name string) ([]byte, bool, error) {
 	v, ok := t.d.settings[name]
 	return v, ok, nil
