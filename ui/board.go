@@ -78,6 +78,9 @@ func (b *Board) Offer(on bool) {
 // Offering reports whether the pucks are on offer.
 func (b *Board) Offering() bool { return b.offer }
 
+// reached reports whether d is the destination just reached, shown lit.
+func (b *Board) reached(d engine.Destination) bool { return b.hasLit && b.lit == d }
+
 // Clear removes the pucks, the lit destination and the revealed sums: the
 // board at rest.
 func (b *Board) Clear() {

@@ -148,7 +148,7 @@ func (r *boardRenderer) Layout(size fyne.Size) {
 	r.bg.Resize(size)
 	for i := range g.Spots {
 		pos, sz := pr.rect(spotRect(i))
-		if r.b.hasLit && !r.b.lit.Bonus && r.b.lit.Index == i {
+		if r.b.reached(engine.Destination{Index: i}) {
 			r.litSpot.Move(pos)
 			r.litSpot.Resize(sz)
 		}
@@ -261,7 +261,7 @@ func (r *boardRenderer) Refresh() {
 		v := engine.Cents(m) * b.Stake
 		r.spotText[i].Text = shortAmount(v)
 		fill, text := spotColors(m)
-		if b.hasLit && !b.lit.Bonus && b.lit.Index == i {
+		if b.reached(engine.Destination{Index: i}) {
 			if m > 0 {
 				fill, text = colGoldDeep, colText
 			}
@@ -271,7 +271,7 @@ func (r *boardRenderer) Refresh() {
 		r.spotText[i].Color = text
 	}
 	for i := range r.box {
-		lit := b.hasLit && b.lit.Bonus && b.lit.Index == i
+		lit := b.reached(engine.Destination{Bonus: true, Index: i})
 		r.box[i].StrokeWidth = 3
 		r.box[i].FillColor = colBox
 		if lit {
