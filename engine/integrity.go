@@ -32,7 +32,7 @@ func (t *journalTx) PutReveal(tk Ticket, rv Reveal) error {
 
 func (t *journalTx) PutReveals(first Ticket, rvs []Reveal) error {
 	for i, rv := range rvs {
-		t.entry.Reveals = append(t.entry.Reveals, JournalReveal{Ticket: Ticket{Block: first.Block, Index: first.Index + uint32(i)}, Reveal: rv})
+		t.entry.Reveals = append(t.entry.Reveals, JournalReveal{Ticket: first.Plus(uint32(i)), Reveal: rv})
 	}
 	return t.Tx.PutReveals(first, rvs)
 }

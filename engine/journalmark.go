@@ -55,7 +55,7 @@ func MarkOf(e JournalEntry) JournalMark {
 }
 
 func addTicket(runs []TicketRun, t Ticket) []TicketRun {
-	if n := len(runs) - 1; n >= 0 && runs[n].First.Block == t.Block && runs[n].First.Index+runs[n].Count == t.Index {
+	if n := len(runs) - 1; n >= 0 && runs[n].First.Plus(runs[n].Count) == t {
 		runs[n].Count++
 		return runs
 	}
@@ -66,7 +66,7 @@ func addTicket(runs []TicketRun, t Ticket) []TicketRun {
 func eachTicket(runs []TicketRun, fn func(Ticket) error) error {
 	for _, r := range runs {
 		for i := range r.Count {
-			if err := fn(Ticket{Block: r.First.Block, Index: r.First.Index + i}); err != nil {
+			if err := fn(r.First.Plus(i)); err != nil {
 				return err
 			}
 		}

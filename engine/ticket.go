@@ -14,6 +14,9 @@ type Ticket struct {
 	Index uint32
 }
 
+// Plus is the ticket n units further in the same block.
+func (t Ticket) Plus(n uint32) Ticket { return Ticket{Block: t.Block, Index: t.Index + n} }
+
 // String formats the ticket with its check digit.
 func (t Ticket) String() string {
 	body := fmt.Sprintf("%02d%03d%04d%06d", t.Block.Emission, t.Block.Stake, t.Block.Number, t.Index)

@@ -333,7 +333,7 @@ func (t *tx) PutReveals(first engine.Ticket, rvs []engine.Reveal) error {
 		if err := t.txn.Set(revealGroupKey(first), group); err != nil {
 			return storageErr("write", err)
 		}
-		rvs, first.Index = rvs[n:], first.Index+n
+		rvs, first = rvs[n:], first.Plus(n)
 	}
 	return nil
 }

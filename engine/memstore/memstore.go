@@ -240,7 +240,7 @@ func (t *tx) PutReveal(tk engine.Ticket, rv engine.Reveal) error {
 
 func (t *tx) PutReveals(first engine.Ticket, rvs []engine.Reveal) error {
 	for i, rv := range rvs {
-		t.d.reveals[engine.Ticket{Block: first.Block, Index: first.Index + uint32(i)}] = rv
+		t.d.reveals[first.Plus(uint32(i))] = rv
 	}
 	return nil
 }
