@@ -75,6 +75,6 @@ if command -v desktop-file-validate >/dev/null; then desktop-file-validate "$des
 "$exe" version || fail "installed binary: version"
 echo "package: installed into $tmp/home/.local; launching it under Xvfb"
 
-xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp" "$0" --launch "$exe" "$shot" "$tmp/data" ||
+xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp -noreset" "$0" --launch "$exe" "$shot" "$tmp/data" ||
 	fail "launching the installed binary"
 echo "package: OK, $tarball installed and launched, screenshot $shot"

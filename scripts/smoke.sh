@@ -7,7 +7,7 @@
 set -eu
 BIN=$(realpath "${1:-bin/starfortune}")
 if [ -z "${SMOKE_UNDER_XVFB:-}" ]; then
-	SMOKE_UNDER_XVFB=1 exec xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp" "$0" "$BIN"
+	SMOKE_UNDER_XVFB=1 exec xvfb-run -a -s "-screen 0 1280x1024x24 -nolisten tcp -noreset" "$0" "$BIN"
 fi
 tmp=$(mktemp -d)
 shot=${SMOKE_SHOT:-bin/smoke.png}
