@@ -66,3 +66,24 @@ func TestLangFlagRejectsOtherLanguages(t *testing.T) {
 		t.Fatalf("status %d, stderr %q", code, errOut.String())
 	}
 }
+
+// Under Debian's default C.UTF-8 locale the program says nothing on stderr
+// (Fyne used to report "Error parsing user locale C" at every start): a real
+// process, since the locale is read before main.
+func TestNoLocaleNoiseOnStderr(t *testing.T) {
+	for _, locale := range []string{"C.UTF-8", "C", "fr_FR.UTF-8", "en_GB.UTF-8"} {
+		cmd := child(t.TempDir(), "version")
+		env := []string{"LANG=" + locale}
+		for _, kv := range cmd.Env {
+			if name, _, _ := strings.Cut(kv, "="); name != "LANG" && name != "LC_ALL" && name != "LC_MESSAGES" && name != "LANGUAGE" {
+				env = append(env, kv)
+			}
+		}
+		cmd.Env = env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil || stderr.Len() != 0 || !strings.HasPrefix(stdout.String(), "starfortune ") {
+			t.Errorf("LANG=%s: %v, stdout %q, stderr %q", locale, err, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"starfortune/engine"
+	_ "starfortune/ui/localeenv" // a C.UTF-8 locale read as C before Fyne reads it
 )
 
 // The labels are written in English in the code and translated by the JSON

@@ -1,0 +1,38 @@
+// Package localeenv makes a "C.UTF-8" locale read as the C locale it is,
+// before Fyne reads it.
+//
+// Fyne's lang package looks the system locale up when it is initialized,
+// through go-locale, which knows "C" and "POSIX" but not "C.UTF-8" (the
+// locale of Debian's minimal installs and containers): it hands "C" on as a
+// language tag, and every start of the program, a command line's too,
+// printed "Fyne error: Error parsing user locale C" on stderr. This package
+// writes the variable that holds such a locale (LC_ALL, LC_MESSAGES or LANG,
+// the first one set, as go-locale reads them) back as plain "C", so go-locale
+// sees no language and Fyne falls back to English, as it does for "C" (the
+// game's own language comes from its settings, not from the locale).
+//
+// It must run before fyne.io/fyne/v2/lang is initialized: it imports only
+// the standard library's os and strings, and Go initializes, among the
+// packages whose imports are ready, the one first by import path
+// ("starfortune/..." before "text/template", which Fyne's lang imports, and
+// which needs os too). TestNoLocaleNoiseOnStderr (package main) runs the
+// program under C.UTF-8 and checks that stderr stays empty.
+package localeenv
+
+import (
+	"os"
+	"strings"
+)
+
+func init() {
+	for _, name := range [...]string{"LC_ALL", "LC_MESSAGES", "LANG"} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		if base, _, ok := strings.Cut(v, "."); ok && (base == "C" || base == "POSIX") {
+			os.Setenv(name, base)
+		}
+		return
+	}
+}
