@@ -8,8 +8,9 @@
 // printed "Fyne error: Error parsing user locale C" on stderr. This package
 // writes the variable that holds such a locale (LC_ALL, LC_MESSAGES or LANG,
 // the first one set, as go-locale reads them) back as plain "C", so go-locale
-// sees no language and Fyne falls back to English, as it does for "C" (the
-// game's own language comes from its settings, not from the locale).
+// sees no language, as for "C". The game's language is unchanged: a C
+// locale names none, so it stays French unless --lang or the settings say
+// otherwise.
 //
 // It must run before fyne.io/fyne/v2/lang is initialized: it imports only
 // the standard library's os and strings, and Go initializes, among the
