@@ -16,6 +16,7 @@ import (
 
 	"starfortune/engine"
 	"starfortune/storage"
+	"starfortune/ui/localeenv"
 )
 
 // Config is a terminal's settings, read from a TOML file (see
@@ -149,18 +150,12 @@ func LoadSettings(path, langFlag string, getenv func(string) string) (Config, er
 	return cfg, nil
 }
 
-// localeLanguage is the language the system locale asks for: "en" when the
-// first of LC_ALL, LC_MESSAGES and LANG that is set (the POSIX order)
-// starts with "en" ("en_GB.UTF-8", "en"), "fr" otherwise ("fr_FR.UTF-8",
-// "C.UTF-8", "de_DE", none).
+// localeLanguage is the language the system locale asks for
+// (localeenv.Locale): "en" when it starts with "en" ("en_GB.UTF-8", "en"),
+// "fr" otherwise ("fr_FR.UTF-8", "C.UTF-8", "de_DE", none).
 func localeLanguage(getenv func(string) string) string {
-	for _, v := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
-		if l := getenv(v); l != "" {
-			if strings.HasPrefix(l, "en") {
-				return "en"
-			}
-			return "fr"
-		}
+	if _, l := localeenv.Locale(getenv); strings.HasPrefix(l, "en") {
+		return "en"
 	}
 	return "fr"
 }
