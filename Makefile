@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: run build deps deps-window test unit smoke soak bench package lint clean
+.PHONY: run build deps deps-window test check-badger unit smoke soak bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -26,8 +26,13 @@ deps:
 deps-window:
 	@./scripts/deps.sh --window
 
-## test: vet, race-checked tests with Fyne's test driver, then the real window under Xvfb
-test: unit smoke
+## test: lint, the vendored Badger's check, race-checked tests with Fyne's
+## test driver, then the real window under Xvfb
+test: lint check-badger unit smoke
+
+## check-badger: third_party/badger is upstream Badger plus badger.patch, nothing else
+check-badger: deps
+	./scripts/check-badger.sh
 
 unit: deps-window
 	$(GO) vet -tags ci,$(TAGS) ./...

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"starfortune/internal/testenv"
+
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
@@ -438,7 +440,7 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 func TestFullDiskRefusesSales(t *testing.T) {
 	mnt := t.TempDir()
 	if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=200m"); err != nil {
-		t.Skipf("cannot mount a tmpfs here (%v): needs root, as in CI", err)
+		testenv.Missing(t, "cannot mount a tmpfs here (%v): needs root, as in CI", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
 	dir := filepath.Join(mnt, "data")

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"starfortune/internal/testenv"
 )
 
 // TestSaleSyncsTwoFiles counts, with strace on a real child process, the
@@ -17,10 +19,10 @@ import (
 func TestSaleSyncsTwoFiles(t *testing.T) {
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		t.Skip("no strace")
+		testenv.Missing(t, "no strace")
 	}
 	if err := exec.Command(strace, "-o", os.DevNull, "true").Run(); err != nil {
-		t.Skip("strace cannot trace here:", err)
+		testenv.Missing(t, "strace cannot trace here: %v", err)
 	}
 	dir := t.TempDir()
 	syncCall := regexp.MustCompile(`(?m)^\d+ +(msync|fsync|fdatasync)\(`)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"starfortune/internal/testenv"
+
 	"starfortune/engine"
 	"starfortune/journal"
 )
@@ -308,11 +310,11 @@ func TestSecondOpenInUse(t *testing.T) {
 // ENOSPC.
 func TestAppendDiskFull(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full:", err)
+		testenv.Missing(t, "no /dev/full: %v", err)
 	}
 	j, err := journal.Open("/dev/full")
 	if err != nil {
-		t.Skip("cannot open /dev/full as a journal:", err)
+		testenv.Missing(t, "cannot open /dev/full as a journal: %v", err)
 	}
 	defer j.Close()
 	err = j.Append(entries(t, 1)[0])

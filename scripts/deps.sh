@@ -2,7 +2,7 @@
 # Installs the Debian packages the build and the tests need, once: it asks dpkg
 # first, so a machine that has them pays nothing. Runs as root or through sudo.
 set -eu
-pkgs="gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+pkgs="gcc libc6-dev patch pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 libxinerama-dev libxi-dev libxxf86vm-dev"
 [ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace"
 missing=""

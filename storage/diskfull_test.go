@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 
+	"starfortune/internal/testenv"
+
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
@@ -23,7 +25,7 @@ func tmpfs(t *testing.T, size string) string {
 	dir := t.TempDir()
 	out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput()
 	if err != nil {
-		t.Skipf("cannot mount a tmpfs (%v: %s): full-disk test needs root", err, strings.TrimSpace(string(out)))
+		testenv.Missing(t, "cannot mount a tmpfs (%v: %s): the full-disk test needs root", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
