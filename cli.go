@@ -12,8 +12,13 @@ import (
 	"time"
 
 	"starfortune/engine"
+	"starfortune/present"
 	"starfortune/storage"
 )
+
+// fr words what the command line prints for staff: French, as the
+// règlement ("12 500,00 €").
+var fr = present.French
 
 // A command runs one subcommand on the game; its errors go to stderr.
 type command func(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error
@@ -93,9 +98,9 @@ func toJSON(s engine.Sale) saleJSON {
 // describeDrop says in French what a drop landed on, as staff read it aloud.
 func describeDrop(d engine.Drop, stake engine.Cents) string {
 	if d.Dest.Bonus {
-		return fmt.Sprintf("BONUS %d → %s", d.Dest.Index+1, d.Value(stake))
+		return fmt.Sprintf("BONUS %d → %s", d.Dest.Index+1, fr.Money(d.Value(stake)))
 	}
-	return fmt.Sprintf("case %d → %s", d.Dest.Index+1, d.Value(stake))
+	return fmt.Sprintf("case %d → %s", d.Dest.Index+1, fr.Money(d.Value(stake)))
 }
 
 func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
@@ -117,8 +122,8 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 				slots += fmt.Sprint("+", s.Reveal.Slots[1]+1)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\tmise %s\tgain %s\t%s → %s\tpalets %s\t%s ; %s\n", s.Time.Local().Format("02/01/2006 15:04:05"),
-			s.Ticket, s.Player, s.Stake(), s.Prize(), s.BalanceBefore, s.BalanceAfter, slots,
+		fmt.Fprintf(tw, "%s\t%s\t%s\tmise %s\tgain %s\t%s → %s\tpalets %s\t%s ; %s\n", fr.When(s.Time),
+			s.Ticket, s.Player, fr.Money(s.Stake()), fr.Money(s.Prize()), fr.Money(s.BalanceBefore), fr.Money(s.BalanceAfter), slots,
 			describeDrop(s.Unit.Drops[0], s.Stake()), describeDrop(s.Unit.Drops[1], s.Stake()))
 	}
 	return tw.Flush()
@@ -178,7 +183,7 @@ func cmdHistory(ctx context.Context, svc *engine.Service, _ *storage.Store, args
 		return err
 	}
 	if *asCSV {
-		return engine.WriteHistoryCSV(out, sales)
+		return present.HistoryCSV(out, sales)
 	}
 	if len(sales) == 0 && !*asJSON {
 		fmt.Fprintf(out, "%s has played no unit yet\n", *player)
@@ -214,12 +219,12 @@ func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 	for _, line := range [][2]string{
 		{"Ticket", sale.Ticket.String()},
 		{"Joueur", sale.Player},
-		{"Date", sale.Time.Local().Format("02/01/2006 15:04:05")},
-		{"Mise", sale.Stake().String()},
-		{"Gain", sale.Prize().String()},
+		{"Date", fr.When(sale.Time)},
+		{"Mise", fr.Money(sale.Stake())},
+		{"Gain", fr.Money(sale.Prize())},
 		{"Palet 1", dropLine(sale, 0)},
 		{"Palet 2", dropLine(sale, 1)},
-		{"Disponibilités", fmt.Sprintf("%s → %s", sale.BalanceBefore, sale.BalanceAfter)},
+		{"Disponibilités", fmt.Sprintf("%s → %s", fr.Money(sale.BalanceBefore), fr.Money(sale.BalanceAfter))},
 		{"État", state},
 	} {
 		fmt.Fprintf(out, "%-16s%s\n", line[0], line[1])
@@ -272,7 +277,7 @@ func cmdBlocks(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 		if seed == "" {
 			seed = "secrète jusqu'à épuisement"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", b.Ref, b.Ref.Stake, b.Cursor.Served, b.Size-b.Cursor.Served, b.Commitment, seed)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", b.Ref, fr.Money(b.Ref.Stake), b.Cursor.Served, b.Size-b.Cursor.Served, b.Commitment, seed)
 	}
 	return tw.Flush()
 }
@@ -298,7 +303,7 @@ func cmdWallet(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 		if action == "payout" {
 			move = svc.Payout
 		}
-		if _, err := move(ctx, *player, amount, "cli"); err != nil {
+		if _, err := move(ctx, *player, amount, actorCLI); err != nil {
 			return fmt.Errorf("%s of %s for %s: %w", action, amount, *player, err)
 		}
 	default:
@@ -314,7 +319,7 @@ func cmdWallet(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 			BalanceCents int64  `json:"balance_cents"`
 		}{w.Player, int64(w.Balance)})
 	}
-	_, err = fmt.Fprintf(out, "%s : disponibilités %s\n", w.Player, w.Balance)
+	_, err = fmt.Fprintf(out, "%s : disponibilités %s\n", w.Player, fr.Money(w.Balance))
 	return err
 }
 

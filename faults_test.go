@@ -54,7 +54,7 @@ func torture(dir string, seed uint64) int {
 			} else if bal < 500 { // an attendant's cash-in, from the panel or the CLI
 				op, credit := "credit", func() (engine.LedgerEntry, error) { return svc.Credit(ctx, p, 5_000, "torture") }
 				if r.IntN(2) == 0 {
-					op, credit = "opcredit", func() (engine.LedgerEntry, error) { return svc.OperatorCredit(ctx, p, 5_000) }
+					op, credit = "opcredit", func() (engine.LedgerEntry, error) { return svc.OperatorCredit(ctx, "operator", p, 5_000) }
 				}
 				l, err := credit()
 				if err != nil {

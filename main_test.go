@@ -139,7 +139,7 @@ func TestCommandLineErrors(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"play", "--stake", "3"}, 2, "choose 0,50, 1 or 2"},
+		{[]string{"play", "--stake", "3"}, 2, "0.50, 1 or 2"},
 		{[]string{"play"}, 2, "bad stake"},
 		{[]string{"play", "--stake", "1", "--player", "nobody"}, 1, "insufficient funds"},
 		{[]string{"show", "01-050-0001-000000-0"}, 1, "bad ticket"},

@@ -16,8 +16,13 @@ import (
 	"golang.org/x/term"
 
 	"starfortune/engine"
+	"starfortune/present"
 	"starfortune/storage"
 )
+
+// actorCLI names support staff on the command line in the ledger and the
+// operator log.
+const actorCLI = "cli"
 
 // pinInput is where set-pin reads the PIN: the terminal without echo when
 // it is one, else two lines (scripts, tests).
@@ -56,7 +61,7 @@ func cmdSetPIN(ctx context.Context, svc *engine.Service, args []string, out io.W
 	if again != pin {
 		return usageError{errors.New("the two PINs differ: nothing changed")}
 	}
-	if err := svc.SetPIN(ctx, pin); err != nil {
+	if err := svc.SetPIN(ctx, actorCLI, pin); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintln(out, "operator PIN set")
@@ -151,7 +156,7 @@ func cmdReport(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	}
 	switch {
 	case *asCSV:
-		return engine.WriteBlockReportCSV(out, rep)
+		return present.BlockReportCSV(out, rep)
 	case *asJSON:
 		enc := json.NewEncoder(out)
 		for _, b := range rep {
@@ -182,7 +187,7 @@ func cmdReport(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "BLOC\tMISE\tVENDUES\tRESTANTES\tGAINS PAYÉS\tTAUX (table %.0f %%)\t\n", 100*engine.TablePayoutRatio())
 	for _, b := range rep {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.2f %%\t\n", b.Ref, b.Ref.Stake, b.Served, b.Left, b.Paid, 100*b.Ratio())
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t\n", b.Ref, fr.Money(b.Ref.Stake), b.Served, b.Left, fr.Money(b.Paid), fr.Percent(b.Ratio()))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -12,10 +12,9 @@ import (
 // withPINInput feeds set-pin's standard input.
 func withPINInput(t *testing.T, lines string) {
 	t.Helper()
-	old, oldIter := pinInput, engine.PINIterations
+	old := pinInput
 	pinInput = strings.NewReader(lines)
-	engine.PINIterations = 1000 // the hash records its count; the real one is slow under -race
-	t.Cleanup(func() { pinInput, engine.PINIterations = old, oldIter })
+	t.Cleanup(func() { pinInput = old })
 }
 
 func TestOperatorSetPINAndLog(t *testing.T) {

@@ -18,6 +18,12 @@ type Report struct {
 // OK reports whether the audit found nothing wrong.
 func (r Report) OK() bool { return len(r.Findings) == 0 }
 
+// Auditor runs the audit: every check that can be made offline, on the
+// store and the journal together.
+type Auditor struct {
+	w *writer
+}
+
 // Audit verifies everything that can be verified offline: each block's
 // tallies equal the prize table, its commitment matches its units, it
 // once exhausted, regenerates bit for bit from its revealed seed; its history records form an intact
@@ -26,16 +32,16 @@ func (r Report) OK() bool { return len(r.Findings) == 0 }
 // balance; the journal is an intact chain that holds exactly the store's
 // records and ledger entries. progress, if set, is told how many of total steps are done.
 // The error is for an audit that could not run; what it found is in Report.
-func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
+func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
 	// Sales wait while the audit runs: the store, the journal and the
 	// lists read first must be the same moment.
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	au.w.mu.Lock()
+	defer au.w.mu.Unlock()
 	start := time.Now()
 	a := auditor{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
 	var blocks []BlockInfo
 	var wallets []Wallet
-	err := s.store.View(ctx, func(tx ReadTx) (err error) {
+	err := au.w.view(ctx, func(tx ReadTx) (err error) {
 		if blocks, err = tx.Blocks(); err != nil {
 			return err
 		}
@@ -46,7 +52,7 @@ func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Re
 	}
 	total := len(blocks) + len(wallets)
 	for i, b := range blocks {
-		if err := a.block(ctx, s.store, b); err != nil {
+		if err := a.block(ctx, au.w.store, b); err != nil {
 			return Report{}, fmt.Errorf("audit block %s: %w", b.Ref, err)
 		}
 		if progress != nil {
@@ -54,15 +60,15 @@ func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Re
 		}
 	}
 	for i, w := range wallets {
-		if err := s.store.View(ctx, func(tx ReadTx) error { return a.wallet(tx, w) }); err != nil {
+		if err := au.w.view(ctx, func(tx ReadTx) error { return a.wallet(tx, w) }); err != nil {
 			return Report{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
 		}
 		if progress != nil {
 			progress(len(blocks)+i+1, total)
 		}
 	}
-	if s.journal != nil {
-		if err := s.store.View(ctx, func(tx ReadTx) error { return a.journal(tx, s.journal, blocks, wallets) }); err != nil {
+	if au.w.journal != nil {
+		if err := au.w.view(ctx, func(tx ReadTx) error { return a.journal(tx, au.w.journal, blocks, wallets) }); err != nil {
 			return Report{}, fmt.Errorf("audit journal: %w", err)
 		}
 	}
@@ -73,10 +79,10 @@ func (s *Service) Audit(ctx context.Context, progress func(done, total int)) (Re
 	}
 	a.report.Blocks, a.report.Wallets = len(blocks), len(wallets)
 	rep := a.report
-	s.log.Info("audit", "ok", rep.OK(), "blocks", rep.Blocks, "records", rep.Records, "wallets", rep.Wallets,
+	au.w.log.Info("audit", "ok", rep.OK(), "blocks", rep.Blocks, "records", rep.Records, "wallets", rep.Wallets,
 		"findings", len(rep.Findings), "ms", time.Since(start).Milliseconds())
 	for _, f := range rep.Findings {
-		s.log.Warn("audit finding", "finding", f)
+		au.w.log.Warn("audit finding", "finding", f)
 	}
 	return rep, nil
 }

@@ -23,6 +23,12 @@ func (r BlockRef) String() string {
 	return fmt.Sprintf("%02d-%03d-%04d", r.Emission, r.Stake, r.Number)
 }
 
+// ID packs the reference into 64 bits (emission, stake, number), the block
+// identity that seeds the falls of its units (see Sale.Fall).
+func (r BlockRef) ID() uint64 {
+	return uint64(r.Emission)<<48 | uint64(r.Stake)<<32 | uint64(r.Number)
+}
+
 // Seed keys the generator that draws a block. It stays secret while the block
 // sells and is revealed once the block is exhausted.
 type Seed [32]byte

@@ -18,6 +18,9 @@ const (
 // multiples of the stake: 0 is a "0 €" spot. They are printed on the board.
 var SpotMultiples = [NumSpots]int64{5, 0, 2, 1, 0, 10, 0, 1, 2, 0, 5}
 
+// SpotValue is what spot i wins at stake: the sum printed on it.
+func SpotValue(i int, stake Cents) Cents { return Cents(SpotMultiples[i]) * stake }
+
 // BonusMultiples are the sums a BONUS box can reveal, as multiples of the
 // stake. A unit's script stores an index into this list.
 var BonusMultiples = []int64{1, 2, 5, 10, 15, 20, 50, 100, 500, 1000, 5000, 10000, 25000}

@@ -1,9 +1,16 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // The errors the engine reports. Adapters wrap their own failures in these so
-// callers (UI, CLI) can match them with errors.Is and choose what to say.
+// callers (UI, CLI) can match them with errors.Is and errors.As and choose
+// what to say, in the user's language: the texts here are for logs, never
+// shown to a player as they are, and never parsed.
 var (
 	// ErrInsufficientFunds: the wallet cannot pay the stake or the payout.
 	ErrInsufficientFunds = errors.New("insufficient funds")
@@ -11,14 +18,20 @@ var (
 	ErrStakeClosed = errors.New("stake closed: all blocks of the emission are sold")
 	// ErrUnknownTicket: a well-formed ticket that was never sold.
 	ErrUnknownTicket = errors.New("unknown ticket")
-	// ErrBadTicket: a ticket number that is malformed or fails its check digit.
+	// ErrBadTicket: a ticket number that is malformed or fails its check
+	// digit; a *TicketError says which part is wrong.
 	ErrBadTicket = errors.New("bad ticket number")
-	// ErrBadAmount: an amount that is not a positive sum with at most two decimals.
+	// ErrBadAmount: an amount that is not a positive sum with at most two
+	// decimals; an *AmountError says why.
 	ErrBadAmount = errors.New("bad amount")
 	// ErrBadStake: a stake other than 0,50 €, 1 € or 2 €.
 	ErrBadStake = errors.New("bad stake")
 	// ErrBadPlayer: an empty or unprintable player id.
 	ErrBadPlayer = errors.New("bad player id")
+	// ErrBadBatch: a number of units to sell at once outside 1 to MaxBatch.
+	ErrBadBatch = errors.New("bad batch size")
+	// ErrBadConfig: an emission the engine cannot sell (see Config).
+	ErrBadConfig = errors.New("bad emission config")
 	// ErrStorage: the store cannot be read or written (disk, corruption, lock).
 	ErrStorage = errors.New("storage unavailable")
 	// ErrInUse: another process holds the data directory.
@@ -28,8 +41,108 @@ var (
 	// ErrDiskFull: too little free space to record a sale safely.
 	ErrDiskFull = errors.New("disk full")
 	// ErrOutOfService: an integrity check failed; the terminal stops selling
-	// until an operator repairs it (the error says what is wrong).
+	// until an operator repairs it. An *OutOfServiceError says what is wrong.
 	ErrOutOfService = errors.New("terminal out of service")
 	// ErrReveal: a reveal step out of order (wrong drop, slot, or finished unit).
 	ErrReveal = errors.New("invalid reveal step")
 )
+
+// TicketProblem is what is wrong with a ticket number.
+type TicketProblem int
+
+// The ways a ticket number can be wrong, in the order they are checked.
+const (
+	TicketNotDigits  TicketProblem = iota + 1 // characters other than digits, dashes and spaces
+	TicketLength                              // not 16 digits
+	TicketCheckDigit                          // the check digit does not match: a typing error
+	TicketNotOurs                             // well formed, but no emission, stake, block or unit of this game
+)
+
+var ticketProblems = map[TicketProblem]string{
+	TicketNotDigits: "only digits and dashes are allowed", TicketLength: "a ticket has 16 digits (EE-SSS-BBBB-IIIIII-C)",
+	TicketCheckDigit: "wrong check digit", TicketNotOurs: "no emission, stake, block or unit of this game",
+}
+
+// TicketError is a ticket number refused by ParseTicket. It matches ErrBadTicket.
+type TicketError struct {
+	Input   string
+	Problem TicketProblem
+	Digits  int // the digits typed (TicketLength)
+}
+
+func (e *TicketError) Error() string {
+	return fmt.Sprintf("%v %q: %s", ErrBadTicket, e.Input, ticketProblems[e.Problem])
+}
+
+// Unwrap makes errors.Is(err, ErrBadTicket) true.
+func (e *TicketError) Unwrap() error { return ErrBadTicket }
+
+// AmountProblem is what is wrong with an amount typed.
+type AmountProblem int
+
+// The ways an amount can be wrong.
+const (
+	AmountNotANumber  AmountProblem = iota + 1 // not figures with at most one decimal separator
+	AmountDecimals                             // more than two decimals
+	AmountNotPositive                          // zero (or less)
+	AmountTooLarge                             // beyond MaxAmount
+)
+
+var amountProblems = map[AmountProblem]string{
+	AmountNotANumber: "not an amount in euros", AmountDecimals: "more than two decimals",
+	AmountNotPositive: "must be more than zero", AmountTooLarge: "more than the largest amount",
+}
+
+// AmountError is an amount refused by ParseAmount or by a movement of
+// funds. It matches ErrBadAmount.
+type AmountError struct {
+	Input   string // as typed ("" when the amount came as cents)
+	Problem AmountProblem
+}
+
+func (e *AmountError) Error() string {
+	return fmt.Sprintf("%v %q: %s", ErrBadAmount, e.Input, amountProblems[e.Problem])
+}
+
+// Unwrap makes errors.Is(err, ErrBadAmount) true.
+func (e *AmountError) Unwrap() error { return ErrBadAmount }
+
+// PINError is a wrong operator PIN that did not yet lock the panel. It
+// matches ErrBadPIN.
+type PINError struct {
+	Left int // wrong PINs still allowed before the lockout
+}
+
+func (e *PINError) Error() string { return fmt.Sprintf("%v (%d attempts left)", ErrBadPIN, e.Left) }
+
+// Unwrap makes errors.Is(err, ErrBadPIN) true.
+func (e *PINError) Unwrap() error { return ErrBadPIN }
+
+// LockedError is a login refused during a lockout. It matches ErrLocked.
+type LockedError struct {
+	Remaining time.Duration // until the lockout ends
+	Until     time.Time     // when it ends
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%v: try again in %d min %02d s", ErrLocked, int(e.Remaining.Minutes()), int(e.Remaining.Seconds())%60)
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) true.
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// OutOfServiceError is why the terminal stopped selling. It matches
+// ErrOutOfService.
+type OutOfServiceError struct {
+	Problems []string // what the integrity checks found, for staff
+	// StoreBehind: the store lost acknowledged changes that its journal
+	// holds; recovering from the journal (Recover) restores them.
+	StoreBehind bool
+}
+
+func (e *OutOfServiceError) Error() string {
+	return fmt.Sprintf("%v: %s", ErrOutOfService, strings.Join(e.Problems, "; "))
+}
+
+// Unwrap makes errors.Is(err, ErrOutOfService) true.
+func (e *OutOfServiceError) Unwrap() error { return ErrOutOfService }

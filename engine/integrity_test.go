@@ -205,16 +205,15 @@ func TestFailedCommitIsTakenOutOfTheJournal(t *testing.T) {
 // The operator log, the PIN and its lockout are journaled too: a store
 // rebuilt from the journal keeps them.
 func TestRecoverKeepsTheOperatorSide(t *testing.T) {
-	engine.PINIterations = 1000
 	j := &memstore.Journal{}
 	s := open(t, memstore.New(), j)
-	if err := s.SetPIN(ctx, "4821"); err != nil {
+	if err := s.SetPIN(ctx, "cli", "4821"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Login(ctx, "0000"); !errors.Is(err, engine.ErrBadPIN) {
+	if err := s.Login(ctx, "operator", "0000"); !errors.Is(err, engine.ErrBadPIN) {
 		t.Fatalf("wrong PIN: %v", err)
 	}
-	if _, err := s.OperatorCredit(ctx, "dave", 2_000); err != nil {
+	if _, err := s.OperatorCredit(ctx, "operator", "dave", 2_000); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := s.OperatorLog(ctx, 100)
@@ -227,7 +226,7 @@ func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	if got, _ := r.OperatorLog(ctx, 100); len(got) != len(want) || got[0] != want[0] {
 		t.Fatalf("operator log after recover: %v, want %v", got, want)
 	}
-	if err := r.Login(ctx, "4821"); err != nil {
+	if err := r.Login(ctx, "operator", "4821"); err != nil {
 		t.Fatalf("the PIN did not survive recover: %v", err)
 	}
 	mustAudit(t, r)

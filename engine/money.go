@@ -22,15 +22,9 @@ func ValidStake(c Cents) bool {
 	return false
 }
 
-// String formats c the French way: "12 500,00 €", "0,50 €", "-2,00 €".
-func (c Cents) String() string {
-	sign := ""
-	v := int64(c)
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	return fmt.Sprintf("%s%s,%02d €", sign, groupThousands(v/100, " "), v%100)
-}
+// String writes c for logs and error texts: "7.50 EUR". What a person reads
+// is worded by the presentation side, in the user's language.
+func (c Cents) String() string { return c.Euros() + " EUR" }
 
 // Euros formats c as a plain decimal in euros ("7.50"), for CSV and logs.
 func (c Cents) Euros() string {
@@ -42,21 +36,9 @@ func (c Cents) Euros() string {
 	return fmt.Sprintf("%s%d.%02d", sign, v/100, v%100)
 }
 
-func groupThousands(n int64, sep string) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString(sep)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// maxAmount bounds what ParseAmount accepts (one million euros), far above
+// MaxAmount bounds what ParseAmount accepts (one million euros), far above
 // any credit a kiosk takes, so that sums of amounts can never overflow.
-const maxAmount = Cents(100_000_000)
+const MaxAmount = Cents(100_000_000)
 
 // ParseAmount reads a positive amount in euros with at most two decimals,
 // with a comma or a point ("12,5", "12.50", "100", "1 000,00"). It never goes
@@ -68,13 +50,13 @@ func ParseAmount(s string) (Cents, error) {
 	t = strings.Replace(t, ",", ".", 1)
 	whole, frac, hasFrac := strings.Cut(t, ".")
 	if whole == "" && !hasFrac || !allDigits(whole) || !allDigits(frac) || hasFrac && frac == "" {
-		return 0, fmt.Errorf("%w: %q is not an amount in euros (e.g. 20 or 12,50)", ErrBadAmount, s)
+		return 0, &AmountError{Input: s, Problem: AmountNotANumber}
 	}
 	if len(frac) > 2 {
-		return 0, fmt.Errorf("%w: %q has more than two decimals", ErrBadAmount, s)
+		return 0, &AmountError{Input: s, Problem: AmountDecimals}
 	}
 	if len(whole) > 9 {
-		return 0, fmt.Errorf("%w: %q is too large", ErrBadAmount, s)
+		return 0, &AmountError{Input: s, Problem: AmountTooLarge}
 	}
 	for len(frac) < 2 {
 		frac += "0"
@@ -82,13 +64,23 @@ func ParseAmount(s string) (Cents, error) {
 	w, _ := strconv.ParseInt("0"+whole, 10, 64)
 	f, _ := strconv.ParseInt(frac, 10, 64)
 	c := Cents(w*100 + f)
-	switch {
-	case c <= 0:
-		return 0, fmt.Errorf("%w: %q must be more than zero", ErrBadAmount, s)
-	case c > maxAmount:
-		return 0, fmt.Errorf("%w: %q is more than %s", ErrBadAmount, s, maxAmount)
+	if err := checkAmount(c); err != nil {
+		err.Input = s
+		return 0, err
 	}
 	return c, nil
+}
+
+// checkAmount refuses an amount of money that is not positive or beyond
+// MaxAmount.
+func checkAmount(c Cents) *AmountError {
+	switch {
+	case c <= 0:
+		return &AmountError{Input: c.Euros(), Problem: AmountNotPositive}
+	case c > MaxAmount:
+		return &AmountError{Input: c.Euros(), Problem: AmountTooLarge}
+	}
+	return nil
 }
 
 func allDigits(s string) bool {
@@ -104,7 +96,7 @@ func allDigits(s string) bool {
 func ParseStake(s string) (Cents, error) {
 	c, err := ParseAmount(s)
 	if err != nil || !ValidStake(c) {
-		return 0, fmt.Errorf("%w: %q (choose 0,50, 1 or 2)", ErrBadStake, s)
+		return 0, fmt.Errorf("%w: %q (0.50, 1 or 2)", ErrBadStake, s)
 	}
 	return c, nil
 }

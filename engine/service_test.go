@@ -31,13 +31,15 @@ func pinnedStore(t *testing.T) *memstore.Store {
 func newService(t *testing.T, cfg engine.Config) (*engine.Service, *memstore.Store) {
 	t.Helper()
 	st := pinnedStore(t)
+	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	}
 	s, err := engine.NewService(ctx, st, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	clock := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	s.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
 	return s, st
 }
 
@@ -396,4 +398,8 @@ func TestAuditFindsTampering(t *testing.T) {
 }
 
 // oneBlock keeps tests quick: one block per stake, no spare drawn behind it.
-var oneBlock = engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}
+var oneBlock = engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, PINIterations: lowPINIterations}
+
+// lowPINIterations: the real count costs ~0,1 s per hash (more under
+// -race); a hash records its count, so a lower one exercises the same code.
+const lowPINIterations = 1000

@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// MaxEmission is the largest emission number: a ticket writes it in two
+// digits.
+const MaxEmission = 99
+
 // Ticket identifies one unit: its block and its index in the block. Written
 // "EE-SSS-BBBB-IIIIII-C": emission, stake in cents, block number, index, and
 // a Damm check digit over the fifteen digits before it, so a support agent
@@ -36,13 +40,13 @@ func ParseTicket(s string) (Ticket, error) {
 		return r
 	}, strings.TrimSpace(s))
 	if !allDigits(digits) {
-		return Ticket{}, fmt.Errorf("%w: %q: only digits and dashes are allowed", ErrBadTicket, s)
+		return Ticket{}, &TicketError{Input: s, Problem: TicketNotDigits}
 	}
 	if len(digits) != ticketDigits {
-		return Ticket{}, fmt.Errorf("%w: %q: %d digits, want %d (EE-SSS-BBBB-IIIIII-C)", ErrBadTicket, s, len(digits), ticketDigits)
+		return Ticket{}, &TicketError{Input: s, Problem: TicketLength, Digits: len(digits)}
 	}
 	if c := damm(digits[:ticketDigits-1]); c != digits[ticketDigits-1] {
-		return Ticket{}, fmt.Errorf("%w: %q: wrong check digit (typing error?)", ErrBadTicket, s)
+		return Ticket{}, &TicketError{Input: s, Problem: TicketCheckDigit}
 	}
 	num := func(from, to int) uint32 {
 		var n uint32
@@ -52,15 +56,8 @@ func ParseTicket(s string) (Ticket, error) {
 		return n
 	}
 	t := Ticket{Block: BlockRef{Emission: uint16(num(0, 2)), Stake: Cents(num(2, 5)), Number: num(5, 9)}, Index: num(9, 15)}
-	switch {
-	case t.Block.Emission == 0:
-		return Ticket{}, fmt.Errorf("%w: %q: emission 00 does not exist", ErrBadTicket, s)
-	case !ValidStake(t.Block.Stake):
-		return Ticket{}, fmt.Errorf("%w: %q: stake code %03d is not 050, 100 or 200", ErrBadTicket, s, t.Block.Stake)
-	case t.Block.Number == 0:
-		return Ticket{}, fmt.Errorf("%w: %q: block 0000 does not exist", ErrBadTicket, s)
-	case t.Index >= BlockSize:
-		return Ticket{}, fmt.Errorf("%w: %q: index beyond the block's %d units", ErrBadTicket, s, BlockSize)
+	if t.Block.Emission == 0 || t.Block.Emission > MaxEmission || !ValidStake(t.Block.Stake) || t.Block.Number == 0 || t.Index >= BlockSize {
+		return Ticket{}, &TicketError{Input: s, Problem: TicketNotOurs}
 	}
 	return t, nil
 }

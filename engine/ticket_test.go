@@ -24,14 +24,14 @@ func TestTicketRoundTrip(t *testing.T) {
 
 func TestParseTicketRejects(t *testing.T) {
 	good := engine.Ticket{Block: engine.BlockRef{Emission: 2, Stake: 200, Number: 17}, Index: 849_999}.String()
-	cases := map[string]string{
-		"":                     "digits",
-		"01-050-0003":          "digits",
-		"01-050-0003-00012a-1": "only digits",
-		"00-050-0001-000001-" + check("00050000100000"+"1"): "emission",
-		"01-075-0001-000001-" + check("01075000100000"+"1"): "stake",
-		"01-050-0000-000001-" + check("01050000000000"+"1"): "block",
-		"01-050-0001-850000-" + check("010500001850000"):    "index",
+	cases := map[string]engine.TicketProblem{
+		"":                     engine.TicketLength,
+		"01-050-0003":          engine.TicketLength,
+		"01-050-0003-00012a-1": engine.TicketNotDigits,
+		"00-050-0001-000001-" + check("00050000100000"+"1"): engine.TicketNotOurs, // emission 00
+		"01-075-0001-000001-" + check("01075000100000"+"1"): engine.TicketNotOurs, // stake 0,75
+		"01-050-0000-000001-" + check("01050000000000"+"1"): engine.TicketNotOurs, // block 0000
+		"01-050-0001-850000-" + check("010500001850000"):    engine.TicketNotOurs, // beyond the block
 	}
 	// Every single-digit typing error is caught by the check digit.
 	for i, c := range good {
@@ -40,16 +40,17 @@ func TestParseTicketRejects(t *testing.T) {
 		}
 		for d := '0'; d <= '9'; d++ {
 			if d != c {
-				cases[good[:i]+string(d)+good[i+1:]] = ""
+				cases[good[:i]+string(d)+good[i+1:]] = engine.TicketCheckDigit
 			}
 		}
 	}
-	for in, reason := range cases {
+	for in, want := range cases {
 		_, err := engine.ParseTicket(in)
-		if !errors.Is(err, engine.ErrBadTicket) {
-			t.Errorf("ParseTicket(%q) = %v, want ErrBadTicket", in, err)
-		} else if !strings.Contains(err.Error(), reason) {
-			t.Errorf("ParseTicket(%q): %q does not say %q", in, err, reason)
+		var te *engine.TicketError
+		if !errors.Is(err, engine.ErrBadTicket) || !errors.As(err, &te) {
+			t.Errorf("ParseTicket(%q) = %v, want a *TicketError", in, err)
+		} else if te.Problem != want || te.Input != in {
+			t.Errorf("ParseTicket(%q): problem %d, want %d", in, te.Problem, want)
 		}
 	}
 }

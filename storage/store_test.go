@@ -46,12 +46,13 @@ var start = time.Date(2026, 12, 2, 14, 30, 0, 0, time.UTC)
 
 func newService(tb testing.TB, s engine.Store) *engine.Service {
 	tb.Helper()
-	svc, err := engine.NewService(context.Background(), s, testConfig, nil)
+	now := start
+	cfg := testConfig
+	cfg.Now = func() time.Time { now = now.Add(time.Second); return now }
+	svc, err := engine.NewService(context.Background(), s, cfg, nil)
 	if err != nil {
 		tb.Fatalf("new service: %v", err)
 	}
-	now := start
-	svc.Now = func() time.Time { now = now.Add(time.Second); return now }
 	svc.Close() // wait for the spare blocks, so that tests see a settled store
 	return svc
 }

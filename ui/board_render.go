@@ -228,7 +228,7 @@ func (r *boardRenderer) placeBubble() {
 			text = b.boxes[b.lit.Index]
 			top = engine.Point{X: g.BonusBoxes[b.lit.Index].Center().X, Y: g.BonusBoxes[b.lit.Index].Min.Y}
 		} else {
-			text = shortAmount(engine.Cents(engine.SpotMultiples[b.lit.Index]) * b.Stake)
+			text = shortAmount(engine.SpotValue(b.lit.Index, b.Stake))
 			top = engine.Point{X: g.Spots[b.lit.Index].Center().X, Y: g.Spots[b.lit.Index].Min.Y}
 		}
 	}
@@ -258,8 +258,7 @@ func (r *boardRenderer) Refresh() {
 	b := r.b
 	r.litSpot.Hide()
 	for i, m := range engine.SpotMultiples {
-		v := engine.Cents(m) * b.Stake
-		r.spotText[i].Text = shortAmount(v)
+		r.spotText[i].Text = shortAmount(engine.SpotValue(i, b.Stake))
 		fill, text := spotColors(m)
 		if b.reached(engine.Destination{Index: i}) {
 			if m > 0 {

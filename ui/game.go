@@ -66,20 +66,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// fallPath is the fall of drop `drop` of sale's unit from slot: the engine's
-// path, seeded by what identifies the fall, so a replay is the same fall.
-func fallPath(sale engine.Sale, drop, slot int) (engine.Path, error) {
-	return engine.PlanPath(sale.Unit.Drops[drop].Dest, slot,
-		engine.PathSeed(blockID(sale.Ticket.Block), sale.Ticket.Index, drop, slot))
-}
-
-// blockID packs a block reference into the 64-bit block identity PathSeed
-// takes. This is the only place that derivation lives: changing it would
-// change every replay.
-func blockID(r engine.BlockRef) uint64 {
-	return uint64(r.Emission)<<48 | uint64(r.Stake)<<32 | uint64(r.Number)
-}
-
 // engineTimeout bounds one engine call: a store that hangs must end in an
 // error message, not a frozen kiosk.
 const engineTimeout = 15 * time.Second

@@ -3,7 +3,6 @@ package ui
 import (
 	"embed"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"starfortune/engine"
+	"starfortune/present"
 	_ "starfortune/ui/localeenv" // a C.UTF-8 locale read as C before Fyne reads it
 )
 
@@ -23,32 +23,14 @@ import (
 //go:embed translations
 var translations embed.FS
 
-// languages are the languages the window speaks; the first is the default.
-var languages = []string{"fr", "en"}
-
-// numbers is how a language writes sums, counts, ratios and dates.
-type numbers struct {
-	language string
-	decimal  string // "," or "."
-	thousand string // between groups of three digits
-	euroLead bool   // "€12.50" rather than "12,50 €"
-	percent  string // after the figures of a ratio
-	date     string // time.Format layout of a date and time
-}
-
-var numberFormats = map[string]*numbers{
-	"fr": {language: "fr", decimal: ",", thousand: " ", percent: " %", date: "02/01/2006 15:04:05"},
-	"en": {language: "en", decimal: ".", thousand: ",", euroLead: true, percent: "%", date: "2 Jan 2006 15:04:05"},
-}
-
 var (
 	loadMu sync.Mutex
 	loaded string // "<language>/<system locale's language>" last installed
 	// current is the loaded language's formats (French until a load).
-	current atomic.Pointer[numbers]
+	current atomic.Pointer[present.Format]
 )
 
-func init() { current.Store(numberFormats["fr"]) }
+func init() { current.Store(present.French) }
 
 // loadTranslations installs the labels and the number formats of language
 // ("fr" or "en"; anything else falls back to French).
@@ -64,9 +46,10 @@ func init() { current.Store(numberFormats["fr"]) }
 func loadTranslations(language string) {
 	loadMu.Lock()
 	defer loadMu.Unlock()
-	if numberFormats[language] == nil {
-		fyne.LogError("no translation for "+language, fmt.Errorf("languages: %s", strings.Join(languages, ", ")))
-		language = languages[0]
+	format, ok := present.For(language)
+	if !ok {
+		fyne.LogError("no translation for "+language, fmt.Errorf("languages: %s", strings.Join(present.Languages, ", ")))
+		language = format.Language
 	}
 	sys := fyne.Locale(lang.SystemLocale().LanguageString())
 	if loaded == language+"/"+string(sys) {
@@ -86,78 +69,24 @@ func loadTranslations(language string) {
 			fyne.LogError("translation "+language+" as "+string(tag), err)
 		}
 	}
-	current.Store(numberFormats[language])
+	current.Store(format)
 	loaded = language + "/" + string(sys)
 }
 
-// money writes a sum of money the way the loaded language does: French
-// "12 500,00 €" (engine.Cents.String), English "€12,500.00".
-func money(c engine.Cents) string {
-	f := current.Load()
-	if f.language == "fr" {
-		return c.String()
-	}
-	sign, v := "", int64(c)
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	return f.euros(sign, f.group(v/100)+f.decimal+fmt.Sprintf("%02d", v%100))
-}
+// money writes a sum of money the way the loaded language does.
+func money(c engine.Cents) string { return current.Load().Money(c) }
 
-// shortAmount writes a sum the way the board prints it: whole euros without
-// decimals ("20 €", "0 €", "25 000 €"; "€20", "€0", "€25,000"), other sums
-// with them ("2,50 €"; "€2.50").
-func shortAmount(c engine.Cents) string {
-	if c%100 != 0 {
-		return money(c)
-	}
-	f := current.Load()
-	sign, v := "", int64(c)
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	return f.euros(sign, f.group(v/100))
-}
+// shortAmount writes a sum the way the board prints it ("20 €", "2,50 €").
+func shortAmount(c engine.Cents) string { return current.Load().Short(c) }
 
-// euros puts the euro sign and the sign on figures.
-func (f *numbers) euros(sign, figures string) string {
-	if f.euroLead {
-		return sign + "€" + figures
-	}
-	return sign + figures + " €"
-}
+// group writes a count with groups of thousands.
+func group(n int) string { return current.Load().Count(int64(n)) }
 
-// group writes a non-negative whole number with its groups of thousands.
-func (f *numbers) group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString(f.thousand)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// percent writes a ratio as a percentage with two decimals.
+func percent(r float64) string { return current.Load().Percent(r) }
 
-// group writes a count with groups of thousands ("12 500"; "12,500").
-func group(n int) string {
-	if n < 0 {
-		return "-" + current.Load().group(int64(-n))
-	}
-	return current.Load().group(int64(n))
-}
-
-// percent writes a ratio as a percentage with two decimals ("70,00 %";
-// "70.00%").
-func percent(r float64) string {
-	f := current.Load()
-	return strings.Replace(fmt.Sprintf("%.2f", 100*r), ".", f.decimal, 1) + f.percent
-}
-
-// when writes a date and time in the terminal's time zone ("02/12/2026
-// 14:05:00"; "2 Dec 2026 14:05:00").
-func when(t time.Time) string { return t.Local().Format(current.Load().date) }
+// when writes a date and time in the terminal's time zone.
+func when(t time.Time) string { return current.Load().When(t) }
 
 // amount is the template data of labels holding a sum of money.
 func amount(c engine.Cents) map[string]any { return map[string]any{"Amount": money(c)} }

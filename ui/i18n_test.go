@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"starfortune/engine"
+	"starfortune/present"
 )
 
 func readTranslation(t *testing.T, language string) map[string]string {
@@ -44,14 +45,14 @@ func placeholders(s string) []string {
 // key's template fields.
 func TestTranslationsHaveTheSameKeys(t *testing.T) {
 	files := map[string]map[string]string{}
-	for _, l := range languages {
+	for _, l := range present.Languages {
 		files[l] = readTranslation(t, l)
 	}
-	ref := files[languages[0]]
-	for _, l := range languages {
+	ref := files[present.Languages[0]]
+	for _, l := range present.Languages {
 		for k, v := range files[l] {
 			if _, ok := ref[k]; !ok {
-				t.Errorf("%s.json has %q, which %s.json lacks", l, k, languages[0])
+				t.Errorf("%s.json has %q, which %s.json lacks", l, k, present.Languages[0])
 			}
 			if v == "" {
 				t.Errorf("%s.json: %q has an empty value", l, k)
@@ -84,7 +85,7 @@ func TestEveryLabelOfTheCodeIsTranslated(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := map[string]map[string]string{}
-	for _, l := range languages {
+	for _, l := range present.Languages {
 		files[l] = readTranslation(t, l)
 	}
 	used := 0
@@ -106,7 +107,7 @@ func TestEveryLabelOfTheCodeIsTranslated(t *testing.T) {
 				continue
 			}
 			used++
-			for _, l := range languages {
+			for _, l := range present.Languages {
 				if _, ok := files[l][key]; !ok {
 					t.Errorf("%s: label %q is missing from %s.json", path, key, l)
 				}
@@ -163,8 +164,8 @@ func TestLanguageBeatsTheSystemLocale(t *testing.T) {
 func TestMoneyInFrench(t *testing.T) {
 	useLanguage(t, "fr")
 	for _, c := range []engine.Cents{0, 1, 50, 100, 250, 2000, 99_999, 1_250_000, 250_000_000, -200, -123_456} {
-		if got := money(c); got != c.String() {
-			t.Errorf("money(%d) = %q, want engine's %q", c, got, c.String())
+		if got := money(c); got != present.French.Money(c) {
+			t.Errorf("money(%d) = %q, want %q", c, got, present.French.Money(c))
 		}
 	}
 	for c, want := range map[engine.Cents]string{0: "0 €", 50: "0,50 €", 100: "1 €", 250: "2,50 €", 2000: "20 €", 2_500_000: "25 000 €"} {

@@ -248,23 +248,17 @@ func (k *Kiosk) Resume(s engine.Sale) {
 	}
 	k.leaveRecall()
 	k.setSale(s)
-	k.won = 0
 	k.controls.SetFunds(k.balance - s.Prize())
 	k.board.Stake = s.Stake()
 	k.board.Clear()
-	for d := 0; d < 2; d++ {
-		if s.Reveal.Slots[d] == engine.NoSlot {
-			break
-		}
-		drop := s.Unit.Drops[d]
+	drops, won := s.Shown()
+	for d, drop := range drops {
 		k.board.Rest(d, drop.Dest)
-		if drop.Dest.Bonus && s.Reveal.Go[d] {
-			k.board.RevealBox(drop.Dest.Index, shortAmount(drop.Value(s.Stake())))
-		}
-		if !drop.Dest.Bonus || s.Reveal.Go[d] {
-			k.won += drop.Value(s.Stake())
+		if drop.Dest.Bonus && drop.Revealed {
+			k.board.RevealBox(drop.Dest.Index, shortAmount(drop.Value))
 		}
 	}
+	k.won = won
 	k.next()
 }
 
@@ -336,7 +330,7 @@ func (k *Kiosk) Pick(slot int) {
 				k.failInPlay(err)
 				return
 			}
-			path, err := fallPath(s, step.Drop, slot)
+			path, err := s.Fall(step.Drop, slot)
 			if err != nil {
 				k.failInPlay(err)
 				return

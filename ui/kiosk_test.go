@@ -14,6 +14,7 @@ import (
 
 	"starfortune/engine"
 	"starfortune/engine/memstore"
+	"starfortune/present"
 	"starfortune/ui"
 )
 
@@ -44,7 +45,13 @@ type rig struct {
 	k     *ui.Kiosk
 	svc   *engine.Service
 	store *memstore.Store
+	clock *clock
 }
+
+// clock lets a test move the engine's time (lockouts).
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
 
 // newRig opens a kiosk on an in-memory store holding the fixed blocks.
 func newRig(t testing.TB, o ui.Options) rig {
@@ -56,15 +63,16 @@ func newRig(t testing.TB, o ui.Options) rig {
 			t.Fatal(err)
 		}
 	}
+	c := &clock{now: time.Date(2026, 12, 2, 14, 5, 0, 0, time.UTC)}
+	// A PIN hash records its iteration count; the real one is slow under -race.
 	svc, err := engine.NewService(context.Background(), store,
-		engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, nil)
+		engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, Now: c.Now, PINIterations: 1000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Now = func() time.Time { return time.Date(2026, 12, 2, 14, 5, 0, 0, time.UTC) }
 	k := ui.NewKiosk(a, svc, o)
 	k.Wait()
-	return rig{k: k, svc: svc, store: store}
+	return rig{k: k, svc: svc, store: store, clock: c}
 }
 
 func (r rig) key(name fyne.KeyName) {
@@ -160,7 +168,7 @@ func TestPuckFallsToItsDestination(t *testing.T) {
 	if !sale.Done() {
 		t.Fatalf("unit not done: %+v", sale.Reveal)
 	}
-	if got, want := r.k.Controls().Funds(), sale.BalanceAfter.String(); got != want {
+	if got, want := r.k.Controls().Funds(), present.French.Money(sale.BalanceAfter); got != want {
 		t.Errorf("funds %q after the reveal, want %q", got, want)
 	}
 	if r.k.Controls().PlayButton().Disabled() {
@@ -210,7 +218,7 @@ func TestBonusShowsGoAndRevealsTheSum(t *testing.T) {
 	r := newRig(t, ui.Options{})
 	u := toBonus(t, r)
 	r.key(fyne.KeySpace)
-	want := u.Drops[0].Value(50).String()
+	want := present.French.Money(u.Drops[0].Value(50))
 	if got := r.k.Bonus().Value(); got != want {
 		t.Errorf("revealed %q, want %q", got, want)
 	}

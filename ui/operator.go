@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"sync/atomic"
 	"time"
@@ -25,8 +24,8 @@ import (
 type Operator interface {
 	// PINSet reports whether an operator PIN exists (none: panel disabled).
 	PINSet(ctx context.Context) (bool, error)
-	// Login checks the PIN; engine.ErrBadPIN, *engine.LockedError, engine.ErrNoPIN.
-	Login(ctx context.Context, pin string) error
+	// Login checks the PIN for actor; *engine.PINError, *engine.LockedError, engine.ErrNoPIN.
+	Login(ctx context.Context, actor, pin string) error
 	// RecordOperator appends an action to the durable operator log.
 	RecordOperator(ctx context.Context, actor, action, detail string) error
 	OperatorLog(ctx context.Context, limit int) ([]engine.OperatorEvent, error)
@@ -34,13 +33,17 @@ type Operator interface {
 	Players(ctx context.Context) ([]string, error)
 	Wallet(ctx context.Context, player string) (engine.Wallet, error)
 	LedgerPage(ctx context.Context, player string, limit int) ([]engine.LedgerEntry, error)
-	OperatorCredit(ctx context.Context, player string, amount engine.Cents) (engine.LedgerEntry, error)
-	OperatorPayout(ctx context.Context, player string, amount engine.Cents) (engine.LedgerEntry, error)
+	OperatorCredit(ctx context.Context, actor, player string, amount engine.Cents) (engine.LedgerEntry, error)
+	OperatorPayout(ctx context.Context, actor, player string, amount engine.Cents) (engine.LedgerEntry, error)
 	BlockReport(ctx context.Context) ([]engine.BlockStatus, error)
 	Audit(ctx context.Context, progress func(done, total int)) (engine.Report, error)
 }
 
 var _ Operator = (*engine.Service)(nil)
+
+// operatorActor names the attendant at the window in the ledger and the
+// operator log.
+const operatorActor = "operator"
 
 // OperatorShortcut opens the operator panel (after the PIN).
 var OperatorShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
@@ -140,7 +143,7 @@ func (k *Kiosk) showPINPad(title string, then func()) {
 		pad.SetBusy(true)
 		op := k.oper.op
 		k.call(false, func(ctx context.Context) func() {
-			err := op.Login(ctx, pin)
+			err := op.Login(ctx, operatorActor, pin)
 			return func() {
 				pad.SetBusy(false)
 				if err != nil {
@@ -160,15 +163,12 @@ func (k *Kiosk) showPINPad(title string, then func()) {
 // loginError is the attendant's message for a refused PIN.
 func loginError(err error) string {
 	var locked *engine.LockedError
+	var wrong *engine.PINError
 	switch {
 	case errors.As(err, &locked):
 		return lang.L("Too many wrong PINs: access locked for {{.N}} more min.", nth(int(math.Ceil(locked.Remaining.Minutes()))))
-	case errors.Is(err, engine.ErrBadPIN):
-		var left int
-		if _, e := fmt.Sscanf(err.Error()[len(engine.ErrBadPIN.Error()):], " (%d attempts left)", &left); e == nil {
-			return lang.L("Wrong PIN ({{.N}} attempts left)", nth(left))
-		}
-		return lang.L("Wrong PIN")
+	case errors.As(err, &wrong):
+		return lang.L("Wrong PIN ({{.N}} attempts left)", nth(wrong.Left))
 	case errors.Is(err, engine.ErrNoPIN):
 		return lang.L("No operator PIN is set: starfortune operator set-pin")
 	}
@@ -254,7 +254,7 @@ func (k *Kiosk) recordOperatorThen(action, detail string, then func()) {
 		return
 	}
 	k.call(false, func(ctx context.Context) func() {
-		err := op.RecordOperator(ctx, engine.ActorOperator, action, detail)
+		err := op.RecordOperator(ctx, operatorActor, action, detail)
 		return func() {
 			if err != nil {
 				fyne.LogError("operator log", err)

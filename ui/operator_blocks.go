@@ -15,10 +15,11 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"starfortune/engine"
+	"starfortune/present"
 )
 
 // blocksView is the Blocks tab: per stake, charts of the open block (units
-// served and left, payout so far against the table's 70 %, units left per
+// served and left, payout so far against the table's rate, units left per
 // prize tier), then every block with its commitment, and the seed of each
 // sold-out one.
 type blocksView struct {
@@ -70,7 +71,8 @@ func (v *blocksView) show(rep []engine.BlockStatus) {
 			total++
 			if b.Exhausted() {
 				sold++
-			} else if open == nil {
+			}
+			if b.Open {
 				open = b
 			}
 		}
@@ -88,9 +90,9 @@ func (v *blocksView) export() {
 	rep := v.report
 	dir := v.p.k.exportDir()
 	v.p.call(func(ctx context.Context) func() {
-		path, err := writeExport(dir, "blocs", func(f *os.File) error { return engine.WriteBlockReportCSV(f, rep) })
+		path, err := writeExport(dir, "blocs", func(f *os.File) error { return present.BlockReportCSV(f, rep) })
 		if err == nil {
-			v.p.op.RecordOperator(ctx, engine.ActorOperator, "export", "block report to "+path)
+			v.p.op.RecordOperator(ctx, operatorActor, "export", "block report to "+path)
 		}
 		return func() {
 			if err != nil {
@@ -142,7 +144,7 @@ func stakeCard(stake engine.Cents, b *engine.BlockStatus, sold, total int) fyne.
 		container.NewBorder(nil, nil, title, emission),
 		valueLabel(lang.L("Open block {{.Block}}", map[string]any{"Block": b.Ref.String()})),
 		dimLabel(lang.L("Units sold and left")), served,
-		dimLabel(lang.L("Payout so far against the table's 70 %")), ratio,
+		dimLabel(lang.L("Payout so far against the table's {{.Table}}", map[string]any{"Table": current.Load().WholePercent(table)})), ratio,
 		dimLabel(lang.L("Units left per prize")), tiers,
 		dimLabel(lang.L("Commitment (SHA-256)")), commit, commit2,
 	))
@@ -191,7 +193,7 @@ func (formLayoutNarrow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 // gauge is one horizontal bar of a chart: a track, the filled fraction, an
-// optional target mark (the table's 70 %), and a caption over the bar.
+// optional target mark (the table's payout rate), and a caption over the bar.
 type gauge struct {
 	widget.BaseWidget
 	fill    float64 // 0..1 of the track

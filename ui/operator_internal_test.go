@@ -15,13 +15,12 @@ import (
 
 func newTestKiosk(t *testing.T, o Options) (*Kiosk, *engine.Service) {
 	t.Helper()
-	engine.PINIterations = 1000
-	svc, err := engine.NewService(context.Background(), memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, nil)
+	svc, err := engine.NewService(context.Background(), memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, PINIterations: 1000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	if err := svc.SetPIN(context.Background(), "4821"); err != nil {
+	if err := svc.SetPIN(context.Background(), "cli", "4821"); err != nil {
 		t.Fatal(err)
 	}
 	k := NewKiosk(test.NewTempApp(t), svc, o)

@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"starfortune/engine"
+	"starfortune/present"
 )
 
 // OperatorPanel is the attendant's page, open after the PIN: ticket
@@ -211,7 +212,8 @@ func (p *OperatorPanel) checkTicket(s string) {
 		setStatus(p.ticketStatus, lang.L("Too many digits: a ticket has 16"), colRed)
 	default:
 		if _, err := engine.ParseTicket(s); err != nil {
-			if strings.Contains(err.Error(), "check digit") {
+			var te *engine.TicketError
+			if errors.As(err, &te) && te.Problem == engine.TicketCheckDigit {
 				setStatus(p.ticketStatus, lang.L("Wrong check digit: typing error?"), colRed)
 			} else {
 				setStatus(p.ticketStatus, lang.L("Not a ticket of this game (emission, stake or block)"), colRed)
@@ -232,7 +234,7 @@ func (p *OperatorPanel) LookUp() {
 	p.call(func(ctx context.Context) func() {
 		sale, err := p.op.Lookup(ctx, t)
 		if err == nil || errors.Is(err, engine.ErrUnknownTicket) {
-			p.op.RecordOperator(ctx, engine.ActorOperator, "ticket-lookup", t.String())
+			p.op.RecordOperator(ctx, operatorActor, "ticket-lookup", t.String())
 		}
 		return func() {
 			p.record.Objects = nil
@@ -330,7 +332,7 @@ func (p *OperatorPanel) ShowHistory(i int) {
 			err = werr
 		}
 		if err == nil && i == 0 {
-			p.op.RecordOperator(ctx, engine.ActorOperator, "history", "player "+player)
+			p.op.RecordOperator(ctx, operatorActor, "history", "player "+player)
 		}
 		return func() {
 			if err != nil {
@@ -404,10 +406,10 @@ func (p *OperatorPanel) exportHistory() {
 		}
 		var path string
 		if err == nil {
-			path, err = writeExport(dir, "historique-"+safeName(player), func(f *os.File) error { return engine.WriteHistoryCSV(f, all) })
+			path, err = writeExport(dir, "historique-"+safeName(player), func(f *os.File) error { return present.HistoryCSV(f, all) })
 		}
 		if err == nil {
-			p.op.RecordOperator(ctx, engine.ActorOperator, "export", "history of "+player+" to "+path)
+			p.op.RecordOperator(ctx, operatorActor, "export", "history of "+player+" to "+path)
 		}
 		return func() {
 			if err != nil {
@@ -512,12 +514,8 @@ func (p *OperatorPanel) checkAmount() {
 	}
 	a, err := engine.ParseAmount(p.amount.Text)
 	switch {
-	case err != nil && strings.Contains(err.Error(), "two decimals"):
-		setStatus(p.amountStatus, lang.L("At most two decimals"), colRed)
-	case err != nil && strings.Contains(err.Error(), "more than zero"):
-		setStatus(p.amountStatus, lang.L("The amount must be more than zero"), colRed)
 	case err != nil:
-		setStatus(p.amountStatus, lang.L("Not an amount in euros (e.g. 20 or 12,50)"), colRed)
+		setStatus(p.amountStatus, amountError(err), colRed)
 	case player == "":
 		setStatus(p.amountStatus, lang.L("Choose a player"), colDim)
 	case p.balanceOf != player:
@@ -531,6 +529,23 @@ func (p *OperatorPanel) checkAmount() {
 			setStatus(p.amountStatus, lang.L("✓ {{.Amount}} — a payout cannot exceed the funds", amount(a)), colGold)
 		}
 	}
+}
+
+// amountError is the attendant's message for an amount refused.
+func amountError(err error) string {
+	var ae *engine.AmountError
+	if !errors.As(err, &ae) {
+		return lang.L("Not an amount in euros (e.g. 20 or 12,50)")
+	}
+	switch ae.Problem {
+	case engine.AmountDecimals:
+		return lang.L("At most two decimals")
+	case engine.AmountNotPositive:
+		return lang.L("The amount must be more than zero")
+	case engine.AmountTooLarge:
+		return lang.L("Too large an amount: at most {{.Amount}}", amount(engine.MaxAmount))
+	}
+	return lang.L("Not an amount in euros (e.g. 20 or 12,50)")
 }
 
 func (p *OperatorPanel) loadFunds() {
@@ -616,7 +631,7 @@ func (p *OperatorPanel) moveFunds(isCredit bool, player string, a engine.Cents) 
 		if isCredit {
 			move = p.op.OperatorCredit
 		}
-		l, err := move(ctx, player, a)
+		l, err := move(ctx, operatorActor, player, a)
 		var entries []engine.LedgerEntry
 		if err == nil {
 			entries, err = p.op.LedgerPage(ctx, player, 12)
@@ -704,7 +719,7 @@ func (p *OperatorPanel) RunAudit() {
 		if err != nil {
 			detail = "could not run: " + err.Error()
 		}
-		p.op.RecordOperator(ctx, engine.ActorOperator, "audit", detail)
+		p.op.RecordOperator(ctx, operatorActor, "audit", detail)
 		return func() {
 			p.auditRun.Enable()
 			if err != nil {

@@ -15,27 +15,15 @@ import (
 	"starfortune/ui"
 )
 
-func init() {
-	// The hash records its iteration count; the real one is slow under -race.
-	engine.PINIterations = 1000
-}
-
 const pin = "4821"
-
-// clock lets a test move the engine's time (lockouts).
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
 
 func newOperatorRig(t *testing.T, o ui.Options) (rig, *clock) {
 	t.Helper()
 	r := newRig(t, o)
-	c := &clock{now: time.Date(2026, 12, 2, 14, 5, 0, 0, time.UTC)}
-	r.svc.Now = c.Now
-	if err := r.svc.SetPIN(context.Background(), pin); err != nil {
+	if err := r.svc.SetPIN(context.Background(), "cli", pin); err != nil {
 		t.Fatal(err)
 	}
-	return r, c
+	return r, r.clock
 }
 
 func (r rig) shortcut() {

@@ -81,7 +81,7 @@ func (k *Kiosk) Recall(s engine.Sale) {
 		if gen != k.replay || d > 1 || s.Reveal.Slots[d] == engine.NoSlot {
 			return
 		}
-		path, err := fallPath(s, d, s.Reveal.Slots[d])
+		path, err := s.Fall(d, s.Reveal.Slots[d])
 		if err != nil {
 			k.fail(err)
 			return

@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Reports reads what was sold and moved, for players, attendants and
+// auditors: a ticket's unit, a player's history and ledger, the players,
+// the blocks and where their sales stand. It never changes anything.
+type Reports struct {
+	w        *writer
+	emission uint16 // the emission being sold
+}
+
+func readSale(tx ReadTx, t Ticket) (Sale, error) {
+	r, err := tx.Record(t)
+	if err != nil {
+		return Sale{}, err
+	}
+	rv, ok, err := tx.Reveal(t)
+	if !ok {
+		rv = NewReveal()
+	}
+	return Sale{Record: r, Reveal: rv}, err
+}
+
+// Lookup reads the unit sold under ticket t.
+func (r *Reports) Lookup(ctx context.Context, t Ticket) (sale Sale, err error) {
+	err = r.w.view(ctx, func(tx ReadTx) error {
+		sale, err = readSale(tx, t)
+		return err
+	})
+	return sale, err
+}
+
+// Last is the player's last unit, whatever the size of the history: the one
+// article 4.2 sends a player to when the game was not seen to its end.
+func (r *Reports) Last(ctx context.Context, player string) (sale Sale, ok bool, err error) {
+	err = r.w.view(ctx, func(tx ReadTx) error {
+		w, found, err := tx.Wallet(player)
+		if err != nil || !found || !w.HasLast {
+			return err
+		}
+		sale, err = readSale(tx, w.Last)
+		ok = err == nil
+		return err
+	})
+	return sale, ok, err
+}
+
+// Unfinished is the player's last unit if its reveal did not reach the end
+// (window closed, crash, power cut): the kiosk offers to resume it.
+func (r *Reports) Unfinished(ctx context.Context, player string) (Sale, bool, error) {
+	sale, ok, err := r.Last(ctx, player)
+	if err != nil || !ok || sale.Done() {
+		return Sale{}, false, err
+	}
+	return sale, true, nil
+}
+
+// errStop ends an iteration early; it never leaves the engine.
+var errStop = errors.New("stop")
+
+// History returns up to limit of the player's units, newest first, sold
+// before ledger entry `before` (0: from the newest). next is the value of
+// `before` for the following page, 0 when there is none.
+func (r *Reports) History(ctx context.Context, player string, before uint64, limit int) (sales []Sale, next uint64, err error) {
+	err = r.w.view(ctx, func(tx ReadTx) error {
+		w, ok, err := tx.Wallet(player)
+		if err != nil || !ok {
+			return err
+		}
+		from := w.Seq
+		if before != 0 && before-1 < from {
+			from = before - 1
+		}
+		if from == 0 {
+			return nil
+		}
+		err = tx.Ledger(player, from, 1, func(l LedgerEntry) error {
+			if len(sales) == limit {
+				next = l.Seq + 1
+				return errStop
+			}
+			if l.Kind != LedgerSale {
+				return nil
+			}
+			sale, err := readSale(tx, l.Ticket)
+			if err != nil {
+				return fmt.Errorf("history of %s, entry %d: %w", player, l.Seq, err)
+			}
+			sales = append(sales, sale)
+			return nil
+		})
+		if errors.Is(err, errStop) {
+			return nil
+		}
+		return err
+	})
+	return sales, next, err
+}
+
+// LedgerPage returns up to limit of the player's ledger entries, newest first.
+func (r *Reports) LedgerPage(ctx context.Context, player string, limit int) (entries []LedgerEntry, err error) {
+	err = r.w.view(ctx, func(tx ReadTx) error {
+		w, ok, err := tx.Wallet(player)
+		if err != nil || !ok {
+			return err
+		}
+		entries, err = firstOf(limit, func(fn func(LedgerEntry) error) error { return tx.Ledger(player, w.Seq, 1, fn) })
+		return err
+	})
+	return entries, err
+}
+
+// firstOf collects up to limit of the items a scan passes to its function,
+// stopping the scan there.
+func firstOf[T any](limit int, scan func(fn func(T) error) error) ([]T, error) {
+	var items []T
+	if limit <= 0 {
+		return nil, nil
+	}
+	err := scan(func(item T) error {
+		items = append(items, item)
+		if len(items) == limit {
+			return errStop
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return items, err
+}
+
+// Blocks lists the emission's stored blocks with their progress. The seed of
+// a block is only given once the block is exhausted (commit, then reveal).
+func (r *Reports) Blocks(ctx context.Context) (blocks []BlockInfo, err error) {
+	err = r.w.view(ctx, func(tx ReadTx) error {
+		blocks, err = tx.Blocks()
+		return err
+	})
+	for i := range blocks {
+		if !blocks[i].Exhausted() {
+			blocks[i].Seed = Seed{}
+		}
+	}
+	return blocks, err
+}
+
+// Players lists the players that have a wallet, in order.
+func (r *Reports) Players(ctx context.Context) (players []string, err error) {
+	err = r.w.view(ctx, func(tx ReadTx) error {
+		return tx.Wallets(func(w Wallet) error { players = append(players, w.Player); return nil })
+	})
+	return players, err
+}
+
+// BlockStatus is where a block's sales stand: what an attendant checks and
+// an auditor reconciles.
+type BlockStatus struct {
+	Ref        BlockRef
+	Size       uint32
+	Served     uint32
+	Left       uint32
+	LeftByTier Tally // units not yet sold, per line of PrizeTable
+	Paid       Cents // prizes of the units sold so far
+	Sales      Cents // stakes of the units sold so far
+	Commitment Hash
+	Seed       Seed // zero until the block is exhausted
+	// Open: the block its stake sells now (the first not exhausted of the
+	// emission being sold).
+	Open bool
+}
+
+// Exhausted reports whether every unit was sold (and the seed is public).
+func (b BlockStatus) Exhausted() bool { return b.Served >= b.Size }
+
+// Ratio is the payout so far, prizes over stakes (0 before any sale). It
+// tends to TablePayoutRatio as the block sells.
+func (b BlockStatus) Ratio() float64 {
+	if b.Sales == 0 {
+		return 0
+	}
+	return float64(b.Paid) / float64(b.Sales)
+}
+
+// TablePayoutRatio is the share of a whole block's sales that its prizes
+// pay: 70 % for the règlement's table.
+func TablePayoutRatio() float64 {
+	var won int64
+	for _, t := range PrizeTable {
+		won += t.Multiple * int64(t.Count)
+	}
+	return float64(won) / BlockSize
+}
+
+// BlockReport reads every stored block of the emission: units served and
+// left, left per prize tier, prizes paid and payout so far, commitment, and
+// seed once exhausted. Each block is read back whole (a few milliseconds).
+func (r *Reports) BlockReport(ctx context.Context) ([]BlockStatus, error) {
+	blocks, err := r.Blocks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BlockStatus, 0, len(blocks))
+	open := map[Cents]bool{}
+	for _, info := range blocks {
+		b, err := r.w.store.LoadBlock(ctx, info.Ref)
+		if err != nil {
+			return nil, fmt.Errorf("block report %s: %w", info.Ref, err)
+		}
+		st := BlockStatus{Ref: info.Ref, Size: info.Size, Served: min(info.Cursor.Served, info.Size),
+			Commitment: info.Commitment, Seed: info.Seed}
+		st.Left = st.Size - st.Served
+		stake := info.Ref.Stake
+		for i := 0; i < b.Len(); i++ {
+			tier := int(b.Units[i*UnitSize])
+			if tier >= NumTiers {
+				return nil, fmt.Errorf("block report %s: %w: unit %d has tier %d", info.Ref, ErrCorrupt, i, tier)
+			}
+			if uint32(i) < st.Served {
+				st.Paid += PrizeTable[tier].Prize(stake)
+			} else {
+				st.LeftByTier[tier]++
+			}
+		}
+		st.Sales = Cents(st.Served) * stake
+		if !st.Exhausted() && info.Ref.Emission == r.emission && !open[stake] {
+			st.Open, open[stake] = true, true
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
