@@ -146,10 +146,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		logger.Error().Err(err).Str("command", cmd).Msg("command failed")
-		fmt.Fprintf(stderr, "starfortune: %v\n", err)
+		fmt.Fprintf(stderr, "starfortune: %v\n%s", err, staffHint(err))
 		return 1
 	}
 	return 0
+}
+
+// staffHint is what support staff can do about err, as a line to print
+// after it, or "": the engine says what is wrong, the command line says
+// which command repairs it.
+func staffHint(err error) string {
+	var oos *engine.OutOfServiceError
+	switch {
+	case errors.Is(err, engine.ErrNoPIN):
+		return "starfortune: set the operator PIN with: starfortune operator set-pin\n"
+	case errors.As(err, &oos) && oos.StoreBehind:
+		return "starfortune: the journal holds what the store lost: run starfortune recover\n"
+	}
+	return ""
 }
 
 // dataDir is the layout of a data directory.
@@ -182,7 +196,7 @@ func withGame(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.
 	}
 	defer svc.Close()
 	if err := svc.Health(); err != nil {
-		fmt.Fprintf(stderr, "starfortune: WARNING: %v\n", err)
+		fmt.Fprintf(stderr, "starfortune: WARNING: %v\n%s", err, staffHint(err))
 	}
 	return fn(svc, store)
 }

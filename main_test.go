@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"starfortune/engine"
 )
 
 // The test binary doubles as the program: a child started with
@@ -316,4 +319,22 @@ func FuzzCommandLine(f *testing.F) {
 			t.Fatalf("%q: status %d with stderr %q", line, code, errOut.String())
 		}
 	})
+}
+
+// The command line, not the engine, names the command that repairs a
+// refusal.
+func TestStaffHint(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		says string
+	}{
+		{fmt.Errorf("login: %w", engine.ErrNoPIN), "starfortune operator set-pin"},
+		{&engine.OutOfServiceError{Problems: []string{"behind"}, StoreBehind: true}, "starfortune recover"},
+		{&engine.OutOfServiceError{Problems: []string{"modified"}}, ""},
+		{engine.ErrInsufficientFunds, ""},
+	} {
+		if got := staffHint(c.err); c.says == "" && got != "" || !strings.Contains(got, c.says) {
+			t.Errorf("staffHint(%v) = %q, want it to say %q", c.err, got, c.says)
+		}
+	}
 }

@@ -403,3 +403,93 @@ var oneBlock = engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, 
 // lowPINIterations: the real count costs ~0,1 s per hash (more under
 // -race); a hash records its count, so a lower one exercises the same code.
 const lowPINIterations = 1000
+
+// The emission bounds are the engine's: a ticket writes the emission in two
+// digits, so emission 100 would sell tickets ParseTicket refuses.
+func TestEmissionBounds(t *testing.T) {
+	for _, cfg := range []engine.Config{
+		{Emission: 0, BlocksPerStake: 1}, {Emission: 100, BlocksPerStake: 1},
+		{Emission: 1, BlocksPerStake: 0}, {Emission: 1, BlocksPerStake: 10_000}, {Emission: 1, BlocksPerStake: 1, DemoFunds: -1},
+	} {
+		if _, err := engine.NewService(ctx, memstore.New(), cfg, nil); !errors.Is(err, engine.ErrBadConfig) {
+			t.Errorf("%+v: %v, want ErrBadConfig", cfg, err)
+		}
+	}
+	cfg := engine.Config{Emission: engine.MaxEmission, BlocksPerStake: 1, DemoFunds: 1000}
+	s, err := engine.NewService(ctx, memstore.New(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sale := sell(t, s, engine.DemoPlayer, 50, 1)[0]
+	if got, err := engine.ParseTicket(sale.Ticket.String()); err != nil || got != sale.Ticket {
+		t.Fatalf("ticket of emission %d: %v %v", engine.MaxEmission, got, err)
+	}
+}
+
+// The views the screens use: the fall of a drop (a pure function of the
+// unit, the drop and the slot), what a resumed unit has shown, the open
+// block of each stake.
+func TestViews(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	sales, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 100, Count: 40, Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sale := range sales {
+		if drops, won := sale.Shown(); len(drops) != 0 || won != 0 {
+			t.Fatalf("%s: shown %v %s before any pick", sale.Ticket, drops, won)
+		}
+		for sale.Next().Kind != engine.StepDone {
+			step := sale.Next()
+			if step.Kind == engine.StepPick {
+				p1, err1 := sale.Fall(step.Drop, 2)
+				p2, err2 := sale.Fall(step.Drop, 2)
+				if err1 != nil || err2 != nil || len(p1.Points) == 0 || p1.Duration() != p2.Duration() ||
+					engine.ValidatePath(p1, 2) != nil {
+					t.Fatalf("%s drop %d: fall %v %v", sale.Ticket, step.Drop, err1, err2)
+				}
+				sale, err = s.Pick(ctx, sale.Ticket, step.Drop, 2)
+			} else {
+				sale, err = s.Go(ctx, sale.Ticket, step.Drop)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			drops, won := sale.Shown()
+			var sum engine.Cents
+			for d, sd := range drops {
+				if sd.Dest != sale.Unit.Drops[d].Dest || sd.Value != sale.Unit.Drops[d].Value(100) {
+					t.Fatalf("%s: shown drop %d %+v", sale.Ticket, d, sd)
+				}
+				if sd.Revealed {
+					sum += sd.Value
+				}
+			}
+			if won != sum {
+				t.Fatalf("%s: won %s, revealed values sum to %s", sale.Ticket, won, sum)
+			}
+		}
+		if drops, won := sale.Shown(); len(drops) != 2 || won != sale.Prize() {
+			t.Fatalf("%s: shown %v %s at the end, prize %s", sale.Ticket, drops, won, sale.Prize())
+		}
+	}
+	open := s.OpenBlocks()
+	rep, err := s.BlockReport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range rep {
+		if b.Open != (open[b.Ref.Stake] == b.Ref) {
+			t.Errorf("block %s: Open %v, OpenBlocks %v", b.Ref, b.Open, open)
+		}
+	}
+	if len(open) != len(engine.Stakes) {
+		t.Errorf("open blocks %v", open)
+	}
+	for i, m := range engine.SpotMultiples {
+		if engine.SpotValue(i, 200) != engine.Cents(m)*200 {
+			t.Errorf("spot %d", i)
+		}
+	}
+}
