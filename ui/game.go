@@ -48,6 +48,9 @@ type Options struct {
 	// BinarySHA256 is called when the operator panel shows the hash: it
 	// takes tens of milliseconds, which the window does not wait for.
 	BinarySHA256 func() string
+	// CornerHold is how long the top-left corner must be held to ask for
+	// the operator PIN on a touch screen (0: 2 s).
+	CornerHold time.Duration
 	// ExportDir receives the operator panel's CSV exports (a temporary
 	// directory when empty).
 	ExportDir string
@@ -59,6 +62,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.IdleTimeout == 0 && o.Kiosk {
 		o.IdleTimeout = 60 * time.Second
+	}
+	if o.CornerHold <= 0 {
+		o.CornerHold = 2 * time.Second
 	}
 	if o.Language == "" {
 		o.Language = "fr"

@@ -54,8 +54,7 @@ type Kiosk struct {
 	balance engine.Cents // the wallet's balance as last read
 	won     engine.Cents // sum of the current unit's drops revealed so far
 
-	pages   []uint64 // `before` cursors of the history pages seen, pages[0] = 0
-	histAt  int      // the history page shown, an index into pages
+	pages   pager // the history's pages
 	last    *engine.Sale
 	idle    *time.Timer
 	idleGen int
@@ -80,7 +79,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	o = o.withDefaults()
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
-	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: []uint64{0}}
+	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager()}
 	k.win = a.NewWindow("Star Fortune")
 
 	k.board = NewBoard(k.stake)
@@ -95,13 +94,13 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	k.history.OnRecall = k.Recall
 	k.history.OnBack = k.BackToGame
 	k.history.OnOlder = func() {
-		if k.histAt+1 < len(k.pages) {
-			k.loadHistory(k.histAt + 1)
+		if i := k.pages.older(); i >= 0 {
+			k.loadHistory(i)
 		}
 	}
 	k.history.OnNewer = func() {
-		if k.histAt > 0 {
-			k.loadHistory(k.histAt - 1)
+		if i := k.pages.newer(); i >= 0 {
+			k.loadHistory(i)
 		}
 	}
 	k.history.Hide()
@@ -540,5 +539,17 @@ func (w minWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	for _, o := range objs {
 		o.Move(fyne.NewPos(0, 0))
 		o.Resize(size)
+	}
+}
+
+// fundsChanged updates the kiosk's funds when the operator moved the
+// money of the kiosk's own player between units.
+func (k *Kiosk) fundsChanged(player string, bal engine.Cents) {
+	if player != k.opts.Player {
+		return
+	}
+	k.balance = bal
+	if k.sale == nil {
+		k.controls.SetFunds(bal)
 	}
 }

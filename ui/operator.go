@@ -48,10 +48,6 @@ const operatorActor = "operator"
 // OperatorShortcut opens the operator panel (after the PIN).
 var OperatorShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
 
-// cornerHold is how long the top-left corner must be held to ask for the
-// operator PIN on a touch screen.
-var cornerHold = 2 * time.Second
-
 // operatorState is the kiosk's operator side: nil op means unavailable.
 type operatorState struct {
 	op     Operator
@@ -266,16 +262,17 @@ func (k *Kiosk) recordOperatorThen(action, detail string, then func()) {
 	})
 }
 
-// cornerPress covers the top-left corner: held for cornerHold, it asks for
+// cornerPress covers the top-left corner: held for hold, it asks for
 // the operator PIN (touch kiosks have no keyboard for the shortcut).
 type cornerPress struct {
 	widget.BaseWidget
 	onHold func()
+	hold   time.Duration
 	gen    atomic.Int64 // each press and release; a hold fires if unchanged (atomic: the test driver's fyne.Do runs on the timer's goroutine)
 }
 
-func newCornerPress(onHold func()) *cornerPress {
-	c := &cornerPress{onHold: onHold}
+func newCornerPress(hold time.Duration, onHold func()) *cornerPress {
+	c := &cornerPress{onHold: onHold, hold: hold}
 	c.ExtendBaseWidget(c)
 	return c
 }
@@ -286,7 +283,7 @@ func (c *cornerPress) CreateRenderer() fyne.WidgetRenderer {
 
 func (c *cornerPress) press() {
 	gen := c.gen.Add(1)
-	time.AfterFunc(cornerHold, func() {
+	time.AfterFunc(c.hold, func() {
 		fyne.Do(func() {
 			if c.gen.CompareAndSwap(gen, gen+1) {
 				c.onHold()
@@ -315,6 +312,6 @@ func (c *cornerPress) TouchCancel(*mobile.TouchEvent) { c.release() }
 
 // withCorner lays the long-press area over obj (the title, top left).
 func (k *Kiosk) withCorner(obj fyne.CanvasObject) fyne.CanvasObject {
-	k.oper.corner = newCornerPress(k.OpenOperator)
+	k.oper.corner = newCornerPress(k.opts.CornerHold, k.OpenOperator)
 	return container.NewStack(obj, k.oper.corner)
 }

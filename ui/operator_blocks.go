@@ -54,8 +54,6 @@ func (v *blocksView) load() {
 	})
 }
 
-// Report is the block report the tab shows.
-func (p *OperatorPanel) Report() []engine.BlockStatus { return p.blocks.report }
 
 func (v *blocksView) show(rep []engine.BlockStatus) {
 	v.report = rep

@@ -30,18 +30,17 @@ func newTestKiosk(t *testing.T, o Options) (*Kiosk, *engine.Service) {
 
 // A long press on the top-left corner asks for the PIN; a short one does not.
 func TestCornerLongPressAsksForPIN(t *testing.T) {
-	defer func(d time.Duration) { cornerHold = d }(cornerHold)
-	cornerHold = 30 * time.Millisecond
-	k, _ := newTestKiosk(t, Options{})
+	const hold = 30 * time.Millisecond
+	k, _ := newTestKiosk(t, Options{CornerHold: hold})
 	k.oper.corner.MouseDown(&desktop.MouseEvent{})
 	k.oper.corner.MouseUp(&desktop.MouseEvent{})
-	time.Sleep(5 * cornerHold)
+	time.Sleep(5 * hold)
 	k.Wait()
 	if k.PINPad() != nil {
 		t.Fatal("a short press asked for the PIN")
 	}
 	k.oper.corner.MouseDown(&desktop.MouseEvent{})
-	time.Sleep(5 * cornerHold)
+	time.Sleep(5 * hold)
 	k.Wait()
 	if k.PINPad() == nil {
 		t.Fatal("a long press did not ask for the PIN")

@@ -29,10 +29,7 @@ func (k *Kiosk) BackToGame() {
 
 // loadHistory reads history page i (0: the newest units).
 func (k *Kiosk) loadHistory(i int) {
-	if i == 0 {
-		k.pages = k.pages[:1]
-	}
-	before, player := k.pages[i], k.opts.Player
+	before, player := k.pages.from(i), k.opts.Player
 	k.call(false, func(ctx context.Context) func() {
 		sales, next, err := k.game.History(ctx, player, before, HistoryPage)
 		var last []engine.Sale
@@ -51,10 +48,7 @@ func (k *Kiosk) loadHistory(i int) {
 			if len(last) > 0 {
 				k.last = &last[0]
 			}
-			if i == len(k.pages)-1 && next != 0 {
-				k.pages = append(k.pages, next)
-			}
-			k.histAt = i
+			k.pages.shown(i, next)
 			k.history.SetPage(k.last, sales, i+1, next != 0)
 		}
 	})

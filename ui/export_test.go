@@ -1,0 +1,42 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
+
+// What the black-box tests (package ui_test) reach of the operator panel:
+// test-only, compiled with the tests alone.
+
+func (p *OperatorPanel) TicketEntry() *widget.Entry   { return p.ticket.ticket }
+func (p *OperatorPanel) TicketStatus() string         { return p.ticket.status.Text }
+func (p *OperatorPanel) LookupButton() *widget.Button { return p.ticket.lookup }
+func (p *OperatorPanel) LookUp()                      { p.ticket.lookUp() }
+func (p *OperatorPanel) Found() *engine.Sale          { return p.ticket.found }
+
+func (p *OperatorPanel) HistoryPlayer() *widget.SelectEntry { return p.players.player }
+func (p *OperatorPanel) ShowHistory(i int)                  { p.players.show(i) }
+func (p *OperatorPanel) HistoryRows() int                   { return max(0, len(p.players.box.Objects)-1) }
+
+func (p *OperatorPanel) FundsPlayer() *widget.SelectEntry { return p.cash.player }
+func (p *OperatorPanel) AmountEntry() *widget.Entry       { return p.cash.amount }
+func (p *OperatorPanel) CreditButton() *widget.Button     { return p.cash.credit }
+func (p *OperatorPanel) PayoutButton() *widget.Button     { return p.cash.payout }
+func (p *OperatorPanel) FundsBalance() string             { return p.cash.funds.Text }
+func (p *OperatorPanel) FundsResult() string              { return p.cash.result.Text }
+func (p *OperatorPanel) LoadFunds()                       { p.cash.loadFunds() }
+
+func (p *OperatorPanel) Report() []engine.BlockStatus { return p.blocks.report }
+
+func (p *OperatorPanel) RunAudit()              { p.audit.start() }
+func (p *OperatorPanel) AuditProgress() float64 { return p.audit.progress.Value }
+
+// AuditSummary is the first line of the audit's result ("" before a run).
+func (p *OperatorPanel) AuditSummary() string {
+	if len(p.audit.result.Objects) == 0 {
+		return ""
+	}
+	return p.audit.result.Objects[0].(*canvas.Text).Text
+}
