@@ -83,7 +83,8 @@ const schemaVersion uint32 = 3
 
 // chunkUnits is the number of units per chunk key: about 3 KB per value,
 // small enough to stay in the LSM tree, and 831 keys per block instead of
-// 850 000 (NOTES: 23–33 ms to store a block, 9 ms to scan it).
+// 850 000 (measured: 23–33 ms to store a block and 9 ms to scan it, against
+// 2.2–3.3 s and 715 ms with a key per unit).
 const chunkUnits = 1024
 
 // crcSize is the checksum at the end of a chunk value.

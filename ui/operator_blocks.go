@@ -54,7 +54,6 @@ func (v *blocksView) load() {
 	})
 }
 
-
 func (v *blocksView) show(rep []engine.BlockStatus) {
 	v.report = rep
 	v.stakes.Objects = nil
