@@ -102,7 +102,12 @@ func (e *ConfigError) Error() string {
 }
 
 // configKeys are the keys a file may hold, in the documented order.
-var configKeys = []string{"kiosk_id", "emission", "blocks_per_stake", "language", "idle_timeout", "log_level", "data_dir"}
+var configKeys = func() (names []string) {
+	for _, k := range (&configFile{}).keys(&Config{}) {
+		names = append(names, k.name)
+	}
+	return names
+}()
 
 // configFile receives the file's values untyped, so that a value of the
 // wrong type gets a message naming its key rather than the decoder's.
@@ -191,7 +196,29 @@ func parseConfig(file string, data []byte, cfg Config) (Config, error) {
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &ConfigError{File: file, Line: lines[key], Field: key, Msg: fmt.Sprintf(format, args...)})
 	}
-	undecoded := md.Undecoded()
+	reportUnknown(md.Undecoded(), lines, bad)
+	for _, k := range raw.keys(&cfg) {
+		if k.value == nil {
+			continue
+		}
+		if msg := k.set(k.value); msg != "" {
+			bad(k.name, "%s", msg)
+		}
+	}
+	if len(errs) == 0 {
+		return cfg, nil
+	}
+	slices.SortStableFunc(errs, func(a, b *ConfigError) int { return a.Line - b.Line })
+	joined := make([]error, len(errs))
+	for i, e := range errs {
+		joined[i] = e
+	}
+	return cfg, errors.Join(joined...)
+}
+
+// reportUnknown reports the keys no setting reads, with the nearest known
+// one when there is one.
+func reportUnknown(undecoded []toml.Key, lines map[string]int, bad func(key, format string, args ...any)) {
 	unknown := map[string]bool{}
 	for _, k := range undecoded {
 		unknown[k.String()] = true
@@ -199,7 +226,7 @@ func parseConfig(file string, data []byte, cfg Config) (Config, error) {
 	for _, k := range undecoded {
 		key := k.String()
 		if slices.Contains(configKeys, k[0]) {
-			continue // inside a known key's table value: reported as a type error below
+			continue // inside a known key's table value: reported as a type error
 		}
 		if reportedParent(k, unknown) {
 			continue // one error for an unknown table, not one per key in it
@@ -215,83 +242,102 @@ func parseConfig(file string, data []byte, cfg Config) (Config, error) {
 		}
 		bad(key, "%s", msg)
 	}
+}
 
-	if raw.KioskID != nil {
-		if s, ok := stringValue(raw.KioskID); !ok {
-			bad("kiosk_id", "must be a string, got %s", describe(raw.KioskID))
-		} else if !kioskIDPattern.MatchString(s) {
-			bad("kiosk_id", "%q is not a valid kiosk id: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit", s)
-		} else {
+// configKey is one key of the settings file: its value as decoded (nil
+// when absent) and how it sets the configuration, or why it cannot ("").
+type configKey struct {
+	name  string
+	value any
+	set   func(v any) (msg string)
+}
+
+// keys are the file's keys, in the order of configKeys, each setting cfg.
+func (raw *configFile) keys(cfg *Config) []configKey {
+	return []configKey{
+		{"kiosk_id", raw.KioskID, func(v any) string {
+			s, ok := stringValue(v)
+			switch {
+			case !ok:
+				return "must be a string, got " + describe(v)
+			case !kioskIDPattern.MatchString(s):
+				return fmt.Sprintf("%q is not a valid kiosk id: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit", s)
+			}
 			cfg.KioskID = s
-		}
-	}
-	if raw.Emission != nil {
-		if n, ok := raw.Emission.(int64); !ok {
-			bad("emission", "must be an integer, got %s", describe(raw.Emission))
-		} else if n < 1 || n > 99 {
-			bad("emission", "must be between 1 and 99 (two digits of the ticket number), got %d", n)
-		} else {
+			return ""
+		}},
+		{"emission", raw.Emission, func(v any) string {
+			n, ok := v.(int64)
+			switch {
+			case !ok:
+				return "must be an integer, got " + describe(v)
+			case n < 1 || n > engine.MaxEmission:
+				return fmt.Sprintf("must be between 1 and %d (two digits of the ticket number), got %d", engine.MaxEmission, n)
+			}
 			cfg.Emission = uint16(n)
-		}
-	}
-	if raw.BlocksPerStake != nil {
-		if n, ok := raw.BlocksPerStake.(int64); !ok {
-			bad("blocks_per_stake", "must be an integer, got %s", describe(raw.BlocksPerStake))
-		} else if n < 1 || n > 9999 {
-			bad("blocks_per_stake", "must be between 1 and 9999 (four digits of the ticket number), got %d", n)
-		} else {
+			return ""
+		}},
+		{"blocks_per_stake", raw.BlocksPerStake, func(v any) string {
+			n, ok := v.(int64)
+			switch {
+			case !ok:
+				return "must be an integer, got " + describe(v)
+			case n < 1 || n > 9999:
+				return fmt.Sprintf("must be between 1 and 9999 (four digits of the ticket number), got %d", n)
+			}
 			cfg.BlocksPerStake = uint32(n)
-		}
-	}
-	if raw.Language != nil {
-		if s, ok := stringValue(raw.Language); !ok {
-			bad("language", "must be a string, got %s", describe(raw.Language))
-		} else if s != "fr" && s != "en" {
-			bad("language", `must be "fr" or "en", got %q`, s)
-		} else {
+			return ""
+		}},
+		{"language", raw.Language, func(v any) string {
+			s, ok := stringValue(v)
+			switch {
+			case !ok:
+				return "must be a string, got " + describe(v)
+			case s != "fr" && s != "en":
+				return fmt.Sprintf(`must be "fr" or "en", got %q`, s)
+			}
 			cfg.Language = s
-		}
-	}
-	if raw.IdleTimeout != nil {
-		if s, ok := stringValue(raw.IdleTimeout); !ok {
-			bad("idle_timeout", `must be a duration in quotes such as "60s" or "2m", got %s`, describe(raw.IdleTimeout))
-		} else if d, err := time.ParseDuration(s); err != nil {
-			bad("idle_timeout", `%q is not a duration: write it like "60s", "90s" or "2m"`, s)
-		} else if d < 10*time.Second || d > 24*time.Hour {
-			bad("idle_timeout", "must be between 10s and 24h, got %s", d)
-		} else {
+			return ""
+		}},
+		{"idle_timeout", raw.IdleTimeout, func(v any) string {
+			s, ok := stringValue(v)
+			if !ok {
+				return `must be a duration in quotes such as "60s" or "2m", got ` + describe(v)
+			}
+			d, err := time.ParseDuration(s)
+			switch {
+			case err != nil:
+				return fmt.Sprintf(`%q is not a duration: write it like "60s", "90s" or "2m"`, s)
+			case d < 10*time.Second || d > 24*time.Hour:
+				return fmt.Sprintf("must be between 10s and 24h, got %s", d)
+			}
 			cfg.IdleTimeout = d
-		}
-	}
-	if raw.LogLevel != nil {
-		levels := []string{"debug", "info", "warn", "error"}
-		if s, ok := stringValue(raw.LogLevel); !ok {
-			bad("log_level", "must be a string, got %s", describe(raw.LogLevel))
-		} else if !slices.Contains(levels, s) {
-			bad("log_level", "must be one of debug, info, warn, error, got %q", s)
-		} else {
+			return ""
+		}},
+		{"log_level", raw.LogLevel, func(v any) string {
+			s, ok := stringValue(v)
+			switch {
+			case !ok:
+				return "must be a string, got " + describe(v)
+			case !slices.Contains([]string{"debug", "info", "warn", "error"}, s):
+				return fmt.Sprintf("must be one of debug, info, warn, error, got %q", s)
+			}
 			cfg.LogLevel = s
-		}
-	}
-	if raw.DataDir != nil {
-		if s, ok := stringValue(raw.DataDir); !ok {
-			bad("data_dir", "must be a string, got %s", describe(raw.DataDir))
-		} else if dir, err := expandDataDir(s); err != nil {
-			bad("data_dir", "%v", err)
-		} else {
+			return ""
+		}},
+		{"data_dir", raw.DataDir, func(v any) string {
+			s, ok := stringValue(v)
+			if !ok {
+				return "must be a string, got " + describe(v)
+			}
+			dir, err := expandDataDir(s)
+			if err != nil {
+				return err.Error()
+			}
 			cfg.DataDir = dir
-		}
+			return ""
+		}},
 	}
-
-	if len(errs) == 0 {
-		return cfg, nil
-	}
-	slices.SortStableFunc(errs, func(a, b *ConfigError) int { return a.Line - b.Line })
-	joined := make([]error, len(errs))
-	for i, e := range errs {
-		joined[i] = e
-	}
-	return cfg, errors.Join(joined...)
 }
 
 // reportedParent reports whether a table holding k is itself unknown.
