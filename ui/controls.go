@@ -21,14 +21,18 @@ type Controls struct {
 	OnStake   func(engine.Cents)
 	OnHistory func()
 
-	funds   *canvas.Text
-	stakes  []*widget.Button
+	funds      *canvas.Text
+	fundsTitle *canvas.Text
+	stakeTitle *canvas.Text
+	stakes     []*widget.Button
 	play    *bigButton
 	message *widget.Label
 	last    *canvas.Text
 	lastBox *fyne.Container
 	history *widget.Button
-	content fyne.CanvasObject
+	// holder holds the arrangement for the window's shape (see arrange).
+	holder   *fyne.Container
+	portrait bool
 }
 
 // NewControls builds the bar with stake selected.
@@ -36,10 +40,8 @@ func NewControls(stake engine.Cents) *Controls {
 	c := &Controls{}
 	c.ExtendBaseWidget(c)
 	c.funds = &canvas.Text{Color: colGold, TextSize: 28, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
-	fundsTitle := &canvas.Text{Text: lang.L("Funds"), Color: colDim, TextSize: 16, Alignment: fyne.TextAlignCenter}
-
-	stakeTitle := &canvas.Text{Text: lang.L("STAKE"), Color: colDim, TextSize: 16, TextStyle: fyne.TextStyle{Bold: true}}
-	row := container.NewGridWithColumns(len(engine.Stakes))
+	c.fundsTitle = &canvas.Text{Text: lang.L("Funds"), Color: colDim, TextSize: 16, Alignment: fyne.TextAlignCenter}
+	c.stakeTitle = &canvas.Text{Text: lang.L("STAKE"), Color: colDim, TextSize: 16, TextStyle: fyne.TextStyle{Bold: true}}
 	for _, s := range engine.Stakes {
 		b := widget.NewButton(shortAmount(s), func() {
 			if c.OnStake != nil {
@@ -47,7 +49,6 @@ func NewControls(stake engine.Cents) *Controls {
 			}
 		})
 		c.stakes = append(c.stakes, b)
-		row.Add(tall(b, stakeButtonHeight))
 	}
 	c.SetStake(stake)
 
@@ -74,21 +75,57 @@ func NewControls(stake engine.Cents) *Controls {
 		}
 	})
 
-	c.content = container.NewVBox(
-		card(container.NewVBox(fundsTitle, c.funds)),
-		stakeTitle, row,
-		gap(10),
-		tall(c.play, bigButtonHeight),
-		c.message,
-		c.lastBox,
-		layout.NewSpacer(),
-		tall(c.history, stakeButtonHeight),
-	)
+	c.holder = container.NewStack()
+	c.arrange()
 	return c
 }
 
+// Touch targets under a portrait board: a portrait kiosk is a tall touch
+// screen read from arm's length, its buttons at least about 10 mm.
+const (
+	portraitStakeHeight = 76
+	portraitPlayHeight  = 104
+)
+
+// SetPortrait arranges the controls for a portrait window (under the
+// board, in two columns, with larger touch targets) or a landscape one (a
+// column beside the board).
+func (c *Controls) SetPortrait(portrait bool) {
+	if portrait == c.portrait {
+		return
+	}
+	c.portrait = portrait
+	c.arrange()
+}
+
+// arrange builds the controls' layout for the window's shape.
+func (c *Controls) arrange() {
+	stakeH, playH, fundsSize, playSize := float32(stakeButtonHeight), float32(bigButtonHeight), float32(28), float32(34)
+	if c.portrait {
+		stakeH, playH, fundsSize, playSize = portraitStakeHeight, portraitPlayHeight, 40, 46
+	}
+	c.funds.TextSize, c.play.size = fundsSize, playSize
+	row := container.NewGridWithColumns(len(c.stakes))
+	for _, b := range c.stakes {
+		row.Add(tall(b, stakeH))
+	}
+	funds := card(container.NewVBox(c.fundsTitle, c.funds))
+	var content fyne.CanvasObject
+	if c.portrait {
+		left := container.NewVBox(funds, c.stakeTitle, row, c.lastBox)
+		right := container.NewVBox(tall(c.play, playH), c.message, layout.NewSpacer(), tall(c.history, stakeH))
+		content = container.NewGridWithColumns(2, left, right)
+	} else {
+		content = container.NewVBox(funds, c.stakeTitle, row, gap(10), tall(c.play, playH), c.message, c.lastBox,
+			layout.NewSpacer(), tall(c.history, stakeH))
+	}
+	c.holder.Objects = []fyne.CanvasObject{content}
+	c.holder.Refresh()
+	c.play.Refresh()
+}
+
 // CreateRenderer is part of fyne.Widget.
-func (c *Controls) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(c.content) }
+func (c *Controls) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(c.holder) }
 
 // SetFunds shows the player's available funds.
 func (c *Controls) SetFunds(v engine.Cents) {
@@ -239,7 +276,7 @@ func (r *bigButtonRenderer) Refresh() {
 	if r.b.Disabled() {
 		name = theme.ColorNameDisabled
 	}
-	r.label.Text = r.b.Text
+	r.label.Text, r.label.TextSize = r.b.Text, r.b.size
 	r.label.Color = r.b.Theme().Color(name, fyne.CurrentApp().Settings().ThemeVariant())
 	r.label.Refresh()
 }

@@ -35,3 +35,20 @@ func TestGoldenHistoryPanel(t *testing.T) {
 }
 
 var _ = fyne.NewSize
+
+// A portrait kiosk screen (1080×1920) and a small landscape window
+// (1024×768): the board across the width above the controls, and the
+// landscape layout squeezed without overlap.
+func TestGoldenShapes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		size fyne.Size
+	}{{"portrait-1080x1920.png", fyne.NewSize(1080, 1920)}, {"landscape-1024x768.png", fyne.NewSize(1024, 768)}} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, ui.Options{})
+			r.k.Window().Resize(c.size)
+			r.tapPlay()
+			test.AssertImageMatches(t, c.name, r.k.Window().Canvas().Capture())
+		})
+	}
+}

@@ -113,8 +113,9 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	sideBg.FillColor = colNight
 	side := container.NewStack(sideBg, container.New(layout.NewCustomPaddedLayout(4, 8, 8, 8),
 		container.New(minWidth(440), k.side)))
-	k.content = container.NewBorder(container.NewPadded(header), nil, nil, side,
-		container.NewStack(k.board, k.bonus))
+	top := container.NewPadded(header)
+	play := container.NewStack(k.board, k.bonus)
+	k.content = container.New(&shapeLayout{header: top, board: play, side: side, onShape: k.controls.SetPortrait}, top, play, side)
 	k.win.SetContent(k.content)
 	k.win.Resize(fyne.NewSize(1280, 800))
 	k.win.Canvas().SetOnTypedKey(k.typedKey)
