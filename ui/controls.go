@@ -25,11 +25,11 @@ type Controls struct {
 	fundsTitle *canvas.Text
 	stakeTitle *canvas.Text
 	stakes     []*widget.Button
-	play    *bigButton
-	message *widget.Label
-	last    *canvas.Text
-	lastBox *fyne.Container
-	history *widget.Button
+	play       *bigButton
+	message    *widget.Label
+	last       *canvas.Text
+	lastBox    *fyne.Container
+	history    *widget.Button
 	// holder holds the arrangement for the window's shape (see arrange).
 	holder   *fyne.Container
 	portrait bool
