@@ -34,6 +34,8 @@ type HistoryPanel struct {
 	older   *widget.Button
 	newer   *widget.Button
 	recall  *canvas.Text
+	back    *widget.Button
+	bottom  *fyne.Container // the pager and the way back, sized for the shape
 	content fyne.CanvasObject
 }
 
@@ -44,12 +46,12 @@ func NewHistoryPanel() *HistoryPanel {
 	title := &canvas.Text{Text: lang.L("HISTORY"), Color: colGold, TextSize: 24, TextStyle: fyne.TextStyle{Bold: true}}
 	h.recall = &canvas.Text{Text: lang.L("RECALL"), Color: colRecall, TextSize: 24, TextStyle: fyne.TextStyle{Bold: true}}
 	h.recall.Hide()
-	back := widget.NewButtonWithIcon(lang.L("Back to the game"), theme.NavigateBackIcon(), func() {
+	h.back = widget.NewButtonWithIcon(lang.L("Back to the game"), theme.NavigateBackIcon(), func() {
 		if h.OnBack != nil {
 			h.OnBack()
 		}
 	})
-	back.Importance = widget.HighImportance
+	h.back.Importance = widget.HighImportance
 	h.lastBox = container.NewVBox()
 	h.list = container.NewVBox()
 	h.page = &canvas.Text{Color: colDim, TextSize: 15, Alignment: fyne.TextAlignCenter}
@@ -65,13 +67,27 @@ func NewHistoryPanel() *HistoryPanel {
 	})
 	previous := &canvas.Text{Text: lang.L("Previous games"), Color: colDim, TextSize: 16, TextStyle: fyne.TextStyle{Bold: true}}
 	header := container.NewHBox(title, layout.NewSpacer(), h.recall)
-	pager := container.NewBorder(nil, nil, h.newer, h.older, h.page)
+	h.bottom = container.NewStack()
+	h.SetPortrait(false)
 	h.content = container.NewBorder(
 		container.NewVBox(header, h.lastBox, previous),
-		container.NewVBox(pager, tall(back, stakeButtonHeight)),
+		h.bottom,
 		nil, nil,
 		container.NewVScroll(h.list))
 	return h
+}
+
+// SetPortrait sizes the pager and the way back for a portrait touch
+// screen (larger targets) or a landscape window.
+func (h *HistoryPanel) SetPortrait(portrait bool) {
+	pager := container.NewBorder(nil, nil, h.newer, h.older, h.page)
+	back := tall(h.back, stakeButtonHeight)
+	if portrait {
+		pager = container.NewBorder(nil, nil, tall(h.newer, portraitStakeHeight), tall(h.older, portraitStakeHeight), h.page)
+		back = tall(h.back, portraitStakeHeight)
+	}
+	h.bottom.Objects = []fyne.CanvasObject{container.NewVBox(pager, back)}
+	h.bottom.Refresh()
 }
 
 // CreateRenderer is part of fyne.Widget.

@@ -115,7 +115,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 		container.New(minWidth(440), k.side)))
 	top := container.NewPadded(header)
 	play := container.NewStack(k.board, k.bonus)
-	k.content = container.New(&shapeLayout{header: top, board: play, side: side, onShape: k.controls.SetPortrait}, top, play, side)
+	k.content = container.New(&shapeLayout{header: top, board: play, side: side, onShape: k.setPortrait}, top, play, side)
 	k.win.SetContent(k.content)
 	k.win.Resize(fyne.NewSize(1280, 800))
 	k.win.Canvas().SetOnTypedKey(k.typedKey)
@@ -123,6 +123,12 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 		k.win.SetFullScreen(true)
 	}
 	return k
+}
+
+// setPortrait arranges the side panel for the window's shape.
+func (k *Kiosk) setPortrait(portrait bool) {
+	k.controls.SetPortrait(portrait)
+	k.history.SetPortrait(portrait)
 }
 
 // attach gives the window its game and starts loading funds and history.

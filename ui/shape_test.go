@@ -50,8 +50,8 @@ func TestTapsAtEveryShape(t *testing.T) {
 			}
 			test.Tap(r.k.Controls().HistoryButton())
 			r.k.Wait()
-			if !r.k.History().Visible() || r.k.History().Size().Width < 300 {
-				t.Fatalf("history panel %v", r.k.History().Size())
+			if !r.k.History().Visible() || r.k.History().Size().Width < 300 || overlap(bounds(r.k.History()), board) {
+				t.Fatalf("history panel %v at %v, board %v", r.k.History().Size(), bounds(r.k.History()), board)
 			}
 		})
 	}
