@@ -13,7 +13,7 @@
 //
 //	frames=<n> frame_p50_us=<n> frame_p95_us=<n> interval_p50_us=<n>
 //
-// Usage: framebench [-board] [-frames 300] [-warm 60]
+// Usage: framebench [-board] [-size 800x700] [-frames 300] [-warm 60]
 package main
 
 import (
@@ -39,11 +39,17 @@ func main() {
 	board := flag.Bool("board", false, "animate the game's board (else a moving rectangle, the baseline)")
 	frames := flag.Int("frames", 300, "frames to measure")
 	warm := flag.Int("warm", 60, "frames to skip first (textures, caches)")
+	size := flag.String("size", "800x700", "window size, WIDTHxHEIGHT (1080x1920: a portrait kiosk, the board across its width)")
 	flag.Parse()
+	var width, height float32
+	if _, err := fmt.Sscanf(*size, "%gx%g", &width, &height); err != nil || width < 100 || height < 100 {
+		fmt.Fprintf(os.Stderr, "framebench: -size %q: want WIDTHxHEIGHT\n", *size)
+		os.Exit(2)
+	}
 
 	a := app.NewWithID("fr.starfortune.framebench")
 	w := a.NewWindow("Frame bench")
-	w.Resize(fyne.NewSize(800, 700))
+	w.Resize(fyne.NewSize(width, height))
 	var animate func()
 	if *board {
 		b := ui.NewBoard(100)
@@ -63,9 +69,10 @@ func main() {
 	} else {
 		r := canvas.NewRectangle(color.NRGBA{R: 0xff, G: 0xc8, B: 0x3d, A: 0xff})
 		r.Resize(fyne.NewSize(40, 40))
+		dx, dy := width-100, height-100
 		bg := canvas.NewRectangle(color.NRGBA{R: 0x07, G: 0x09, B: 0x22, A: 0xff})
 		w.SetContent(container.NewStack(bg, container.NewWithoutLayout(r)))
-		move := fyne.NewAnimation(2*time.Second, func(f float32) { r.Move(fyne.NewPos(20+700*f, 20+600*f)) })
+		move := fyne.NewAnimation(2*time.Second, func(f float32) { r.Move(fyne.NewPos(20+dx*f, 20+dy*f)) })
 		move.RepeatCount = fyne.AnimationRepeatForever
 		animate = move.Start
 	}
