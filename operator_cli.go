@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -27,6 +28,33 @@ const actorCLI = "cli"
 // pinInput is where set-pin reads the PIN: the terminal without echo when
 // it is one, else two lines (scripts, tests).
 var pinInput io.Reader = os.Stdin
+
+// blockReportJSON is a block of `report --json`: the closing figures only
+// for a sold-out block (absent while it sells).
+func blockReportJSON(b engine.BlockStatus) any {
+	type closing struct {
+		PaidCents   int64   `json:"paid_cents"`
+		PayoutRatio float64 `json:"payout_ratio"`
+		Tally       []int   `json:"tally"` // units per line of the prize table, losing units last
+		Seed        string  `json:"seed"`
+	}
+	j := struct {
+		Block      string   `json:"block"`
+		StakeCents int64    `json:"stake_cents"`
+		Size       uint32   `json:"size"`
+		Served     uint32   `json:"served"`
+		Left       uint32   `json:"left"`
+		SalesCents int64    `json:"sales_cents"`
+		TableRatio float64  `json:"table_ratio"`
+		Commitment string   `json:"commitment"`
+		Open       bool     `json:"open"`
+		Closing    *closing `json:"closing,omitempty"`
+	}{b.Ref.String(), int64(b.Ref.Stake), b.Size, b.Served, b.Left, int64(b.Sales), engine.TablePayoutRatio(), b.Commitment.String(), b.Open, nil}
+	if b.Exhausted() {
+		j.Closing = &closing{int64(b.Paid), b.Ratio(), b.Tally[:], hex.EncodeToString(b.Seed[:])}
+	}
+	return j
+}
 
 // cmdOperator is `operator set-pin` and `operator log [--last N] [--json]`.
 func cmdOperator(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error {
@@ -160,39 +188,25 @@ func cmdReport(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	case *asJSON:
 		enc := json.NewEncoder(out)
 		for _, b := range rep {
-			seed := ""
-			if b.Exhausted() {
-				seed = fmt.Sprintf("%x", b.Seed)
-			}
-			if err := enc.Encode(struct {
-				Block       string  `json:"block"`
-				StakeCents  int64   `json:"stake_cents"`
-				Size        uint32  `json:"size"`
-				Served      uint32  `json:"served"`
-				Left        uint32  `json:"left"`
-				LeftByTier  []int   `json:"left_by_tier"` // in the order of the prize table, losing units last
-				PaidCents   int64   `json:"paid_cents"`
-				SalesCents  int64   `json:"sales_cents"`
-				PayoutRatio float64 `json:"payout_ratio"`
-				TableRatio  float64 `json:"table_ratio"`
-				Commitment  string  `json:"commitment"`
-				Seed        string  `json:"seed"`
-			}{b.Ref.String(), int64(b.Ref.Stake), b.Size, b.Served, b.Left, b.LeftByTier[:], int64(b.Paid), int64(b.Sales),
-				b.Ratio(), engine.TablePayoutRatio(), b.Commitment.String(), seed}); err != nil {
+			if err := enc.Encode(blockReportJSON(b)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "BLOC\tMISE\tVENDUES\tRESTANTES\tGAINS PAYÉS\tTAUX (table %.0f %%)\t\n", 100*engine.TablePayoutRatio())
+	fmt.Fprintf(tw, "BLOC\tMISE\tVENDUES\tRESTANTES\tGAINS PAYÉS\tTAUX (table %s)\t\n", fr.WholePercent(engine.TablePayoutRatio()))
 	for _, b := range rep {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t\n", b.Ref, fr.Money(b.Ref.Stake), b.Served, b.Left, fr.Money(b.Paid), fr.Percent(b.Ratio()))
+		paid, ratio := "en vente", "—"
+		if b.Exhausted() {
+			paid, ratio = fr.Money(b.Paid), fr.Percent(b.Ratio())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t\n", b.Ref, fr.Money(b.Ref.Stake), b.Served, b.Left, paid, ratio)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(out, "\nRestantes par gain (× mise) :")
+	fmt.Fprintln(out, "\nUnités par gain (× mise), blocs épuisés seulement : un bloc en vente ne dit rien de ce qu'il lui reste.")
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "BLOC\t")
 	for _, t := range engine.PrizeTable {
@@ -204,8 +218,11 @@ func cmdReport(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	}
 	fmt.Fprintln(tw)
 	for _, b := range rep {
+		if !b.Exhausted() {
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t", b.Ref)
-		for _, n := range b.LeftByTier {
+		for _, n := range b.Tally {
 			fmt.Fprintf(tw, "%d\t", n)
 		}
 		fmt.Fprintln(tw)

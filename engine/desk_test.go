@@ -167,7 +167,7 @@ func TestOperatorFundsAreLedgeredAndLogged(t *testing.T) {
 }
 
 func TestBlockReport(t *testing.T) {
-	s, _ := newService(t, oneBlock)
+	s, st := newService(t, oneBlock)
 	if _, err := s.Credit(ctx, engine.DemoPlayer, 100_000, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -180,30 +180,35 @@ func TestBlockReport(t *testing.T) {
 	if len(rep) != 3 {
 		t.Fatalf("%d blocks, want 3", len(rep))
 	}
-	paid := map[engine.Cents]engine.Cents{}
-	for _, sale := range sales {
-		paid[sale.Stake()] += sale.Prize()
-	}
 	served := map[engine.Cents]uint32{50: 400, 100: 0, 200: 7}
 	for _, b := range rep {
-		left := 0
-		for _, n := range b.LeftByTier {
-			left += n
+		if b.Served != served[b.Ref.Stake] || b.Left != b.Size-b.Served || b.Sales != engine.Cents(b.Served)*b.Ref.Stake || !b.Open {
+			t.Errorf("block %s: %+v", b.Ref, b)
 		}
-		if left+int(b.Served) != engine.BlockSize || b.Left != uint32(left) {
-			t.Errorf("block %s: %d left per tier + %d served != %d", b.Ref, left, b.Served, engine.BlockSize)
-		}
-		if b.Served != served[b.Ref.Stake] || b.Paid != paid[b.Ref.Stake] || b.Sales != engine.Cents(b.Served)*b.Ref.Stake {
-			t.Errorf("block %s: served %d paid %s sales %s; want %d and %s", b.Ref, b.Served, b.Paid, b.Sales, served[b.Ref.Stake], paid[b.Ref.Stake])
-		}
-		if b.Seed != (engine.Seed{}) || b.Exhausted() {
-			t.Errorf("block %s: seed shown before exhaustion", b.Ref)
-		}
-		if b.Served == 0 && (b.Ratio() != 0 || b.LeftByTier != engine.TableTally()) {
-			t.Errorf("untouched block %s: ratio %v tiers %v", b.Ref, b.Ratio(), b.LeftByTier)
+		// Nothing tells what is left in a block on sale.
+		if b.Paid != 0 || b.Tally != (engine.Tally{}) || b.Seed != (engine.Seed{}) || b.Ratio() != 0 || b.Exhausted() {
+			t.Errorf("block %s on sale discloses paid %s, tally %v, seed or ratio %v", b.Ref, b.Paid, b.Tally, b.Ratio())
 		}
 	}
 	if r := engine.TablePayoutRatio(); r < 0.6999 || r > 0.7001 {
 		t.Errorf("table ratio %v", r)
+	}
+	// Sold out, the block's closing figures are the règlement's table.
+	nearlySold(t, st, s, 200, 2)
+	s, _ = engine.NewService(ctx, st, oneBlock, nil)
+	defer s.Close()
+	sell(t, s, engine.DemoPlayer, 200, 2)
+	rep, err = s.BlockReport(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range rep {
+		if b.Ref.Stake != 200 {
+			continue
+		}
+		if !b.Exhausted() || b.Open || b.Tally != engine.TableTally() || b.Paid != 1_190_000_00 || b.Seed == (engine.Seed{}) ||
+			b.Ratio() < 0.6999 || b.Ratio() > 0.7001 {
+			t.Errorf("sold-out block %s: %+v, ratio %v", b.Ref, b, b.Ratio())
+		}
 	}
 }

@@ -159,29 +159,34 @@ func (r *Reports) Players(ctx context.Context) (players []string, err error) {
 }
 
 // BlockStatus is where a block's sales stand: what an attendant checks and
-// an auditor reconciles.
+// an auditor reconciles. While the block sells it says how many units are
+// sold and left, never what they paid or what is left in them: the prize
+// table is public, so the prizes paid so far would tell the value left in
+// the block, and whoever knew that a top prize is left could buy the rest.
+// The closing figures (Paid, Tally, Seed) are filled once every unit is sold.
 type BlockStatus struct {
 	Ref        BlockRef
 	Size       uint32
 	Served     uint32
 	Left       uint32
-	LeftByTier Tally // units not yet sold, per line of PrizeTable
-	Paid       Cents // prizes of the units sold so far
 	Sales      Cents // stakes of the units sold so far
 	Commitment Hash
-	Seed       Seed // zero until the block is exhausted
 	// Open: the block its stake sells now (the first not exhausted of the
 	// emission being sold).
 	Open bool
+
+	Paid  Cents // prizes of the whole block, once exhausted
+	Tally Tally // its units per line of PrizeTable, once exhausted
+	Seed  Seed  // its seed, once exhausted (commit, then reveal)
 }
 
-// Exhausted reports whether every unit was sold (and the seed is public).
+// Exhausted reports whether every unit was sold: the closing figures and
+// the seed are then public.
 func (b BlockStatus) Exhausted() bool { return b.Served >= b.Size }
 
-// Ratio is the payout so far, prizes over stakes (0 before any sale). It
-// tends to TablePayoutRatio as the block sells.
+// Ratio is the block's payout, prizes over stakes, once exhausted (0 before).
 func (b BlockStatus) Ratio() float64 {
-	if b.Sales == 0 {
+	if !b.Exhausted() || b.Sales == 0 {
 		return 0
 	}
 	return float64(b.Paid) / float64(b.Sales)
@@ -197,9 +202,9 @@ func TablePayoutRatio() float64 {
 	return float64(won) / BlockSize
 }
 
-// BlockReport reads every stored block of the emission: units served and
-// left, left per prize tier, prizes paid and payout so far, commitment, and
-// seed once exhausted. Each block is read back whole (a few milliseconds).
+// BlockReport lists every stored block of the emission: units served and
+// left, stakes taken, commitment, whether it is open; for an exhausted
+// block, its closing figures too, read back whole (a few milliseconds each).
 func (r *Reports) BlockReport(ctx context.Context) ([]BlockStatus, error) {
 	blocks, err := r.Blocks(ctx)
 	if err != nil {
@@ -208,30 +213,35 @@ func (r *Reports) BlockReport(ctx context.Context) ([]BlockStatus, error) {
 	out := make([]BlockStatus, 0, len(blocks))
 	open := map[Cents]bool{}
 	for _, info := range blocks {
-		b, err := r.w.store.LoadBlock(ctx, info.Ref)
-		if err != nil {
-			return nil, fmt.Errorf("block report %s: %w", info.Ref, err)
-		}
-		st := BlockStatus{Ref: info.Ref, Size: info.Size, Served: min(info.Cursor.Served, info.Size),
-			Commitment: info.Commitment, Seed: info.Seed}
-		st.Left = st.Size - st.Served
 		stake := info.Ref.Stake
-		for i := 0; i < b.Len(); i++ {
-			tier := int(b.Units[i*UnitSize])
-			if tier >= NumTiers {
-				return nil, fmt.Errorf("block report %s: %w: unit %d has tier %d", info.Ref, ErrCorrupt, i, tier)
-			}
-			if uint32(i) < st.Served {
-				st.Paid += PrizeTable[tier].Prize(stake)
-			} else {
-				st.LeftByTier[tier]++
-			}
-		}
+		st := BlockStatus{Ref: info.Ref, Size: info.Size, Served: min(info.Cursor.Served, info.Size), Commitment: info.Commitment}
+		st.Left = st.Size - st.Served
 		st.Sales = Cents(st.Served) * stake
 		if !st.Exhausted() && info.Ref.Emission == r.emission && !open[stake] {
 			st.Open, open[stake] = true, true
 		}
+		if st.Exhausted() {
+			if err := r.close(ctx, &st, info); err != nil {
+				return nil, err
+			}
+		}
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// close fills the closing figures of an exhausted block.
+func (r *Reports) close(ctx context.Context, st *BlockStatus, info BlockInfo) error {
+	b, err := r.w.store.LoadBlock(ctx, info.Ref)
+	if err != nil {
+		return fmt.Errorf("block report %s: %w", info.Ref, err)
+	}
+	if st.Tally, err = TallyUnits(b.Units); err != nil {
+		return fmt.Errorf("block report %s: %w", info.Ref, err)
+	}
+	for t, n := range st.Tally {
+		st.Paid += PrizeTable[t].Prize(info.Ref.Stake) * Cents(n)
+	}
+	st.Seed = info.Seed
+	return nil
 }

@@ -16,28 +16,34 @@ import (
 
 // BlockReportCSV writes the block report as CSV with a header line.
 // Amounts are in euros with a point as the decimal separator ("7.50"), as
-// the header's "_eur" suffix says; ratios are fractions ("0.7012").
+// the header's "_eur" suffix says; ratios are fractions ("0.7012"). A block
+// on sale has its closing columns (paid, payout, units per prize, seed)
+// empty: they would tell what is left in it.
 func BlockReportCSV(w io.Writer, report []engine.BlockStatus) error {
 	cw := csv.NewWriter(w)
-	header := []string{"block", "stake_eur", "size", "served", "left", "paid_eur", "sales_eur", "payout_ratio", "table_ratio"}
+	header := []string{"block", "stake_eur", "size", "served", "left", "sales_eur", "paid_eur", "payout_ratio", "table_ratio"}
 	for _, t := range engine.PrizeTable {
-		header = append(header, fmt.Sprintf("left_prize_%dx", t.Multiple))
+		header = append(header, fmt.Sprintf("units_prize_%dx", t.Multiple))
 	}
-	header = append(header, "commitment_sha256", "seed")
+	header = append(header, "commitment", "seed")
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for _, b := range report {
 		row := []string{b.Ref.String(), b.Ref.Stake.Euros(), fmt.Sprint(b.Size), fmt.Sprint(b.Served), fmt.Sprint(b.Left),
-			b.Paid.Euros(), b.Sales.Euros(), fmt.Sprintf("%.4f", b.Ratio()), fmt.Sprintf("%.4f", engine.TablePayoutRatio())}
-		for _, n := range b.LeftByTier {
-			row = append(row, fmt.Sprint(n))
-		}
-		seed := ""
+			b.Sales.Euros()}
+		closing := make([]string, 2+engine.NumTiers+1)
 		if b.Exhausted() {
-			seed = hex.EncodeToString(b.Seed[:])
+			closing[0], closing[1] = b.Paid.Euros(), fmt.Sprintf("%.4f", b.Ratio())
+			for t, n := range b.Tally {
+				closing[2+t] = fmt.Sprint(n)
+			}
+			closing[len(closing)-1] = hex.EncodeToString(b.Seed[:])
 		}
-		row = append(row, b.Commitment.String(), seed)
+		row = append(row, closing[:2]...)
+		row = append(row, fmt.Sprintf("%.4f", engine.TablePayoutRatio()))
+		row = append(row, closing[2:2+engine.NumTiers]...)
+		row = append(row, b.Commitment.String(), closing[len(closing)-1])
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -18,10 +18,11 @@ import (
 	"starfortune/present"
 )
 
-// blocksView is the Blocks tab: per stake, charts of the open block (units
-// served and left, payout so far against the table's rate, units left per
-// prize tier), then every block with its commitment, and the seed of each
-// sold-out one.
+// blocksView is the Blocks tab: per stake, the open block's units sold and
+// left (nothing of what they paid or what is left in them: that would tell
+// the value left in a block on sale), then every block with its commitment,
+// and for each sold-out one its payout, its units per prize against the
+// table, and its seed.
 type blocksView struct {
 	p       *OperatorPanel
 	stakes  *fyne.Container
@@ -110,83 +111,37 @@ func stakeCard(stake engine.Cents, b *engine.BlockStatus, sold, total int) fyne.
 	}
 	served := newGauge(float64(b.Served)/float64(b.Size), -1, colGold,
 		lang.L("{{.Served}} sold · {{.Left}} left", map[string]any{"Served": group(int(b.Served)), "Left": group(int(b.Left))}))
-	table := engine.TablePayoutRatio()
-	scale := max(1, b.Ratio()*1.05) // the gauge reads 0 to 100 %, or to the ratio when an early big prize lifts it above
-	ratioCol := colCyan
-	if b.Ratio() > table {
-		ratioCol = colMagenta
-	}
-	ratio := newGauge(b.Ratio()/scale, table/scale, ratioCol,
-		lang.L("{{.Ratio}} paid ({{.Paid}}) · table {{.Table}}", map[string]any{
-			"Ratio": percent(b.Ratio()), "Paid": money(b.Paid), "Table": percent(table)}))
-	tiers := container.New(formLayoutNarrow{})
-	for t, tier := range engine.PrizeTable {
-		name := lang.L("lost")
-		if tier.Multiple > 0 {
-			name = shortAmount(tier.Prize(stake))
-		}
-		left := b.LeftByTier[t]
-		c := colGold
-		if tier.Multiple == 0 {
-			c = colDim
-		} else if left == 0 {
-			c = colRed
-		}
-		tiers.Add(&canvas.Text{Text: name, Color: colText, TextSize: 14, Alignment: fyne.TextAlignTrailing})
-		tiers.Add(newGauge(float64(left)/float64(tier.Count), -1, c, fmt.Sprintf("%s / %s", group(left), group(tier.Count))))
-	}
+	secret := widget.NewLabel(lang.L("What this block paid and what is left in it show once it is sold out: told earlier, they would say what is left to win."))
+	secret.Wrapping = fyne.TextWrapWord
+	secret.Importance = widget.LowImportance
 	commit := &canvas.Text{Text: b.Commitment.String()[:32], Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
 	commit2 := &canvas.Text{Text: b.Commitment.String()[32:], Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
 	return card(container.NewVBox(
 		container.NewBorder(nil, nil, title, emission),
 		valueLabel(lang.L("Open block {{.Block}}", map[string]any{"Block": b.Ref.String()})),
-		dimLabel(lang.L("Units sold and left")), served,
-		dimLabel(lang.L("Payout so far against the table's {{.Table}}", map[string]any{"Table": current.Load().WholePercent(table)})), ratio,
-		dimLabel(lang.L("Units left per prize")), tiers,
-		dimLabel(lang.L("Commitment (SHA-256)")), commit, commit2,
+		dimLabel(lang.L("Units sold and left")), served, secret,
+		dimLabel(lang.L("Commitment")), commit, commit2,
 	))
 }
 
 func blockLine(b engine.BlockStatus) fyne.CanvasObject {
 	state := lang.L("seed secret until sold out")
 	c := colDim
+	figures := fmt.Sprintf("%s   %s   %s %s · %s %s", b.Ref, money(b.Ref.Stake), lang.L("sold"), group(int(b.Served)), lang.L("left"), group(int(b.Left)))
 	if b.Exhausted() {
 		state = lang.L("sold out · seed {{.Seed}}", map[string]any{"Seed": fmt.Sprintf("%x", b.Seed)})
 		c = colGreen
+		tally := lang.L("units per prize = the table")
+		if b.Tally != engine.TableTally() {
+			tally, c = lang.L("units per prize DIFFER from the table"), colRed
+		}
+		figures += fmt.Sprintf(" · %s %s (%s) · %s", lang.L("payout"), percent(b.Ratio()), money(b.Paid), tally)
 	}
-	line1 := &canvas.Text{Text: fmt.Sprintf("%s   %s   %s %s · %s %s · %s %s", b.Ref, money(b.Ref.Stake), lang.L("sold"), group(int(b.Served)),
-		lang.L("left"), group(int(b.Left)), lang.L("payout"), percent(b.Ratio())), Color: colText, TextSize: 15, TextStyle: fyne.TextStyle{Bold: true}}
+	line1 := &canvas.Text{Text: figures, Color: colText, TextSize: 15, TextStyle: fyne.TextStyle{Bold: true}}
 	line2 := &canvas.Text{Text: lang.L("commitment") + " " + b.Commitment.String(), Color: colDim, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: true}}
 	line3 := &canvas.Text{Text: state, Color: c, TextSize: 12, TextStyle: fyne.TextStyle{Monospace: b.Exhausted()}}
 	bg := &canvas.Rectangle{FillColor: colPanel, CornerRadius: 8}
 	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(3, 3, 8, 8), container.NewVBox(line1, line2, line3)))
-}
-
-// formLayoutNarrow is formLayout with a narrow label column (tier names).
-type formLayoutNarrow struct{}
-
-const narrowLabel = 86
-
-func (formLayoutNarrow) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var h, w float32
-	for i := 0; i+1 < len(objs); i += 2 {
-		m := objs[i+1].MinSize()
-		h += max(m.Height, objs[i].MinSize().Height) + 3
-		w = max(w, narrowLabel+8+m.Width)
-	}
-	return fyne.NewSize(w, h)
-}
-
-func (formLayoutNarrow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	var y float32
-	for i := 0; i+1 < len(objs); i += 2 {
-		rh := max(objs[i+1].MinSize().Height, objs[i].MinSize().Height)
-		objs[i].Move(fyne.NewPos(0, y))
-		objs[i].Resize(fyne.NewSize(narrowLabel, rh))
-		objs[i+1].Move(fyne.NewPos(narrowLabel+8, y))
-		objs[i+1].Resize(fyne.NewSize(size.Width-narrowLabel-8, rh))
-		y += rh + 3
-	}
 }
 
 // gauge is one horizontal bar of a chart: a track, the filled fraction, an
