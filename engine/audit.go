@@ -122,7 +122,7 @@ func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error 
 	} else if tally != TableTally() {
 		a.findf("block %s: prize tally %v differs from the table %v", ref, tally, TableTally())
 	}
-	if Commit(ref, b.Units) != info.Commitment {
+	if root, err := Commit(ref, info.Seed, b.Units); err != nil || root != info.Commitment {
 		a.findf("block %s: units do not match the commitment %s", ref, info.Commitment)
 	}
 	// Once exhausted, the seed is public: anyone can redraw the block.

@@ -190,7 +190,7 @@ func BenchmarkBlockAudit(b *testing.B) {
 		if tally, err := engine.TallyUnits(got.Units); err != nil || tally != engine.TableTally() {
 			b.Fatalf("tally %v %v", tally, err)
 		}
-		if engine.Commit(got.Ref, got.Units) != got.Commitment {
+		if root, err := engine.Commit(got.Ref, got.Seed, got.Units); root != got.Commitment || err != nil {
 			b.Fatal("commitment")
 		}
 		if !bytes.Equal(engine.GenerateBlock(got.Ref, got.Seed).Units, got.Units) {
