@@ -411,6 +411,14 @@ func TestReleaseVoidAndClosure(t *testing.T) {
 	if _, err := f.kiosks["k2"].ReleasePack(ctx, small.Serial, small.First+4); !errors.Is(err, engine.ErrPackState) {
 		t.Fatalf("second release: %v, want ErrPackState", err)
 	}
+	// The kiosk can fetch what it kept again (a lost answer, a restore).
+	kept, err := f.kiosks["k2"].FetchPack(ctx, small.Serial)
+	if err != nil || kept.Count() != 4 || kept.First != small.First || kept.Verify() != nil {
+		t.Fatalf("fetch of the kept part: %d units from %d, %v", kept.Count(), kept.First, err)
+	}
+	if _, err := f.kiosks["k1"].FetchPack(ctx, small.Serial); !errors.Is(err, engine.ErrPackState) {
+		t.Fatalf("fetch of another kiosk's pack: %v, want ErrPackState", err)
+	}
 	// A sale beyond what it kept is a conflict.
 	if r := push(t, f.kiosks["k2"], sell(t, small, 4, 1, 5, "bob")); r.Conflicts != 1 {
 		t.Fatalf("sale of a released position: %+v", r)

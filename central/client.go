@@ -45,21 +45,38 @@ func (c *Client) Close() { c.pool.Close() }
 // ClaimPack implements engine.Central. The pack is not verified here: the
 // caller verifies it before selling from it.
 func (c *Client) ClaimPack(ctx context.Context, stake engine.Cents) (engine.Pack, error) {
+	p, err := scanPack(c.pool.QueryRow(ctx, "SELECT * FROM claim_pack($1)", int(stake)))
+	if err != nil {
+		return p, fmt.Errorf("claim a pack: %w", err)
+	}
+	return p, nil
+}
+
+// FetchPack implements engine.Central.
+func (c *Client) FetchPack(ctx context.Context, serial string) (engine.Pack, error) {
+	p, err := scanPack(c.pool.QueryRow(ctx, "SELECT * FROM fetch_pack($1)", serial))
+	if err != nil {
+		return p, fmt.Errorf("fetch pack %s: %w", serial, err)
+	}
+	return p, nil
+}
+
+// scanPack reads a pack as sf_pack_payload returns it.
+func scanPack(row pgx.Row) (engine.Pack, error) {
 	var p engine.Pack
 	var em, st, num, size, first, count int
 	var salts, proof, root []byte
-	err := c.pool.QueryRow(ctx, "SELECT * FROM claim_pack($1)", int(stake)).Scan(
-		&p.Serial, &em, &st, &num, &size, &first, &count, &p.Units, &salts, &proof, &root)
-	if err != nil {
-		return p, fmt.Errorf("claim a pack: %w", translate(err))
+	if err := row.Scan(&p.Serial, &em, &st, &num, &size, &first, &count, &p.Units, &salts, &proof, &root); err != nil {
+		return p, translate(err)
 	}
 	p.Block = engine.BlockRef{Emission: uint16(em), Stake: engine.Cents(st), Number: uint32(num)}
 	p.Size, p.First = uint32(size), uint32(first)
+	var err error
 	if p.Salts, err = hashes(salts); err == nil {
 		p.Proof, err = hashes(proof)
 	}
 	if err != nil || len(root) != 32 || len(p.Units) != count*engine.UnitSize {
-		return p, fmt.Errorf("claim a pack: %w: malformed pack %s", engine.ErrBadProof, p.Serial)
+		return p, fmt.Errorf("%w: malformed pack %s", engine.ErrBadProof, p.Serial)
 	}
 	copy(p.Root[:], root)
 	return p, nil

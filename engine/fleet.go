@@ -140,6 +140,10 @@ type Central interface {
 	// remainder first, else the next positions of the open block. The
 	// caller must Verify it before selling from it.
 	ClaimPack(ctx context.Context, stake Cents) (Pack, error)
+	// FetchPack sends again a pack the kiosk holds (the part it keeps after
+	// a release): after a claim whose answer was lost, which KioskState
+	// lists, or on a kiosk restored from a backup. Verify it as a claim.
+	FetchPack(ctx context.Context, serial string) (Pack, error)
 	// PushSales applies the kiosk's sales idempotently, in Seq order.
 	PushSales(ctx context.Context, sales []FleetSale) (PushResult, error)
 	// PushMovements applies the kiosk's ledger movements idempotently.

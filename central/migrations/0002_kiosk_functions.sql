@@ -70,12 +70,53 @@ CREATE FUNCTION sf_close_if_done(b bigint) RETURNS void LANGUAGE sql AS $$
 	 WHERE c.block_id = bl.id AND bl.id = b AND bl.closed_at IS NULL AND c.sold + c.voided = c.size
 $$;
 
+-- sf_pack_payload is what a kiosk receives for one of its packs: the
+-- units, their salts (HMAC-SHA256(seed, position u32 BE), engine/merkle.go)
+-- and the range proof's hashes: the compact range of [0, first) largest
+-- first, then the aligned subtrees of [first+count, size) left to right.
+CREATE FUNCTION sf_pack_payload(p_serial text)
+RETURNS TABLE (serial text, emission int, stake_cents int, number int, size int, first int, count int,
+               units bytea, salts bytea, proof bytea, root bytea)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+	pk packs%ROWTYPE;
+	v_em int; v_stake int; v_num int; v_size int; v_root bytea;
+	v_proof bytea := ''::bytea;
+	v_salts bytea;
+	pos bigint := 0;
+	e bigint;
+	lv int;
+BEGIN
+	SELECT * INTO STRICT pk FROM packs WHERE packs.serial = p_serial;
+	SELECT bl.emission, bl.stake_cents, bl.number, bl.size, bl.root INTO v_em, v_stake, v_num, v_size, v_root
+	  FROM blocks bl WHERE bl.id = pk.block_id;
+	FOR lv IN REVERSE 30..0 LOOP
+		IF (pk.first::bigint >> lv) & 1 = 1 THEN
+			v_proof := v_proof || sf_node(pk.block_id, lv, pos >> lv);
+			pos := pos + (1::bigint << lv);
+		END IF;
+	END LOOP;
+	e := pk.first + pk.count;
+	WHILE e < v_size LOOP
+		lv := 0;
+		WHILE lv < 30 AND (e >> lv) & 1 = 0 LOOP lv := lv + 1; END LOOP;
+		WHILE e + (1::bigint << lv) > v_size LOOP lv := lv - 1; END LOOP;
+		v_proof := v_proof || sf_node(pk.block_id, lv, e >> lv);
+		e := e + (1::bigint << lv);
+	END LOOP;
+	SELECT string_agg(hmac(int4send(i), bs.seed, 'sha256'), ''::bytea ORDER BY i) INTO v_salts
+	  FROM block_seeds bs, generate_series(pk.first, pk.first + pk.count - 1) AS i
+	 WHERE bs.block_id = pk.block_id;
+	RETURN QUERY SELECT pk.serial, v_em, v_stake, v_num, v_size, pk.first, pk.count,
+		(SELECT substring(bl.units FROM pk.first * 3 + 1 FOR pk.count * 3) FROM blocks bl WHERE bl.id = pk.block_id),
+		v_salts, v_proof, v_root;
+END $$;
+
 -- claim_pack hands this kiosk a pack at the stake: a released remainder
 -- first, else the next positions of the lowest open block, cut by one
--- UPDATE … RETURNING of the block's cursor row. Then the pack's units, their
--- salts (HMAC-SHA256(seed, position u32 BE), engine/merkle.go) and the range
--- proof's hashes: the compact range of [0, first) largest first, then the
--- aligned subtrees of [first+count, size) left to right.
+-- UPDATE … RETURNING of the block's cursor row (last_first keeps the old
+-- position in the same statement).
 CREATE FUNCTION claim_pack(p_stake int)
 RETURNS TABLE (serial text, emission int, stake_cents int, number int, size int, first int, count int,
                units bytea, salts bytea, proof bytea, root bytea)
@@ -85,12 +126,7 @@ DECLARE
 	k text := sf_kiosk();
 	pk packs%ROWTYPE;
 	c block_cursors%ROWTYPE;
-	v_em int; v_stake int; v_num int; v_size int; v_root bytea;
-	v_proof bytea := ''::bytea;
-	v_salts bytea;
-	pos bigint := 0;
-	e bigint;
-	lv int;
+	v_em int; v_stake int; v_num int;
 BEGIN
 	UPDATE packs a SET kiosk = k, status = 'claimed', claimed_at = now()
 	 WHERE a.serial = (SELECT x.serial FROM packs x JOIN blocks y ON y.id = x.block_id
@@ -117,28 +153,24 @@ BEGIN
 		        c.last_first, c.next - c.last_first, k, 'claimed', now())
 		RETURNING * INTO pk;
 	END IF;
-	SELECT bl.emission, bl.stake_cents, bl.number, bl.size, bl.root INTO v_em, v_stake, v_num, v_size, v_root
-	  FROM blocks bl WHERE bl.id = pk.block_id;
-	FOR lv IN REVERSE 30..0 LOOP
-		IF (pk.first::bigint >> lv) & 1 = 1 THEN
-			v_proof := v_proof || sf_node(pk.block_id, lv, pos >> lv);
-			pos := pos + (1::bigint << lv);
-		END IF;
-	END LOOP;
-	e := pk.first + pk.count;
-	WHILE e < v_size LOOP
-		lv := 0;
-		WHILE lv < 30 AND (e >> lv) & 1 = 0 LOOP lv := lv + 1; END LOOP;
-		WHILE e + (1::bigint << lv) > v_size LOOP lv := lv - 1; END LOOP;
-		v_proof := v_proof || sf_node(pk.block_id, lv, e >> lv);
-		e := e + (1::bigint << lv);
-	END LOOP;
-	SELECT string_agg(hmac(int4send(i), bs.seed, 'sha256'), ''::bytea ORDER BY i) INTO v_salts
-	  FROM block_seeds bs, generate_series(pk.first, pk.first + pk.count - 1) AS i
-	 WHERE bs.block_id = pk.block_id;
-	RETURN QUERY SELECT pk.serial, v_em, v_stake, v_num, v_size, pk.first, pk.count,
-		(SELECT substring(bl.units FROM pk.first * 3 + 1 FOR pk.count * 3) FROM blocks bl WHERE bl.id = pk.block_id),
-		v_salts, v_proof, v_root;
+	RETURN QUERY SELECT * FROM sf_pack_payload(pk.serial);
+END $$;
+
+-- fetch_pack sends again one of this kiosk's packs (the part it keeps):
+-- after a claim whose answer was lost (kiosk_state lists the pack), or to a
+-- kiosk restored from a backup.
+CREATE FUNCTION fetch_pack(p_serial text)
+RETURNS TABLE (serial text, emission int, stake_cents int, number int, size int, first int, count int,
+               units bytea, salts bytea, proof bytea, root bytea)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+#variable_conflict use_column
+DECLARE k text := sf_kiosk();
+BEGIN
+	PERFORM 1 FROM packs WHERE packs.serial = p_serial AND packs.kiosk = k AND packs.status IN ('claimed', 'returned');
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'pack % is not held by kiosk %', p_serial, k USING ERRCODE = 'SF005';
+	END IF;
+	RETURN QUERY SELECT * FROM sf_pack_payload(p_serial);
 END $$;
 
 -- push_sales applies a batch of this kiosk's sales (a JSON array, see
@@ -338,5 +370,5 @@ DO $$
 DECLARE g text := current_database() || '_kiosk';
 BEGIN
 	EXECUTE format('GRANT EXECUTE ON FUNCTION claim_pack(int), push_sales(jsonb), push_movements(jsonb), release_pack(text, int), '
-		'heartbeat(), lookup_ticket(text), kiosk_state() TO %I', g);
+		'heartbeat(), lookup_ticket(text), kiosk_state(), fetch_pack(text) TO %I', g);
 END $$;
