@@ -509,3 +509,103 @@ func TestAuditFindsTampering(t *testing.T) {
 		})
 	}
 }
+
+// The PostgreSQL server killed with SIGKILL while kiosks claim packs and
+// push sales: every claim either happened or not (a claim whose answer was
+// lost is found again through kiosk_state and fetched), every push is
+// retried until applied exactly once, and the audit finds nothing.
+func TestServerKilledDuringClaimsAndPushes(t *testing.T) {
+	cluster := pgtest.Need(t)
+	f := newFleet(t, 1, 1000, "k1", "k2", "k3")
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	const packsEach, batch = 4, 250
+	sold := map[string]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for id, c := range f.kiosks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			held := map[string]bool{}
+			var seq uint64
+			process := func(p engine.Pack) {
+				if err := p.Verify(); err != nil {
+					t.Errorf("%s: %v", id, err)
+					return
+				}
+				held[p.Serial] = true
+				for off := uint32(0); off < p.Count(); off += batch {
+					sales := sell(t, p, off, batch, seq+1, id)
+					for {
+						r, err := c.PushSales(ctx, sales)
+						if err == nil {
+							if r.Conflicts != 0 || r.Applied+r.Duplicates != batch {
+								t.Errorf("%s: push %+v", id, r)
+							}
+							break
+						}
+						if ctx.Err() != nil || !errors.Is(err, engine.ErrCentralUnavailable) {
+							t.Errorf("%s: push: %v", id, err)
+							return
+						}
+						time.Sleep(20 * time.Millisecond)
+					}
+					seq += batch
+				}
+				mu.Lock()
+				sold[id] += int(p.Count())
+				mu.Unlock()
+			}
+			adopt := func() { // packs the central gave whose answer was lost
+				st, err := c.KioskState(ctx)
+				if err != nil {
+					return
+				}
+				for _, ps := range st.Packs {
+					if !held[ps.Serial] && ps.Status == "claimed" {
+						if p, err := c.FetchPack(ctx, ps.Serial); err == nil {
+							process(p)
+						}
+					}
+				}
+			}
+			for len(held) < packsEach && ctx.Err() == nil {
+				p, err := c.ClaimPack(ctx, 50)
+				if err != nil {
+					time.Sleep(20 * time.Millisecond)
+					adopt()
+					continue
+				}
+				process(p)
+			}
+			for ctx.Err() == nil { // the server may still be restarting
+				if _, err := c.KioskState(ctx); err == nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			adopt()
+		}()
+	}
+	for range 3 {
+		time.Sleep(300 * time.Millisecond)
+		if err := cluster.Crash(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := cluster.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if rep := f.audit(t); !rep.OK || rep.Sales != sold["k1"]+sold["k2"]+sold["k3"] {
+		t.Fatalf("after 3 server kills: %d sales on record, %v pushed; findings %q", rep.Sales, sold, rep.Findings)
+	}
+	for id, c := range f.kiosks {
+		st, err := c.KioskState(ctx)
+		if err != nil || int(st.LastSaleSeq) != sold[id] {
+			t.Fatalf("%s: central at sale %d (%v), the kiosk pushed %d", id, st.LastSaleSeq, err, sold[id])
+		}
+	}
+}
