@@ -24,8 +24,27 @@ const DefaultPackSize = 1000
 // owns the schema (the one that ran Init).
 type Admin struct {
 	pool *pgxpool.Pool
-	// NewSeed draws a block's seed; crypto/rand unless a test pins it.
+	// NewSeed draws a block's seed: engine.NewSeed (crypto/rand).
 	NewSeed func() (engine.Seed, error)
+	// Draw draws a block from its seed and computes its Merkle levels:
+	// DrawBlock. Drawing takes about a second, which tests save by
+	// pinning NewSeed and memoizing Draw.
+	Draw func(ref engine.BlockRef, seed engine.Seed) (*engine.Block, [][]engine.Hash, error)
+}
+
+// DrawBlock draws block ref from seed (engine.GenerateBlock) and the levels
+// of its Merkle tree, checked against its commitment.
+func DrawBlock(ref engine.BlockRef, seed engine.Seed) (*engine.Block, [][]engine.Hash, error) {
+	b := engine.GenerateBlock(ref, seed)
+	leaves, err := engine.LeafHashes(b.Ref, engine.NewSalter(b.Seed), 0, b.Units)
+	if err != nil {
+		return nil, nil, err
+	}
+	levels := engine.MerkleLevels(leaves)
+	if engine.MerkleRoot(leaves) != b.Commitment {
+		return nil, nil, errors.New("the Merkle levels do not lead to the block's commitment")
+	}
+	return b, levels, nil
 }
 
 // OpenAdmin connects to the central database at url (a libpq connection
@@ -39,7 +58,7 @@ func OpenAdmin(ctx context.Context, url string) (*Admin, error) {
 		pool.Close()
 		return nil, fmt.Errorf("central: connect: %w", err)
 	}
-	return &Admin{pool: pool, NewSeed: engine.NewSeed}, nil
+	return &Admin{pool: pool, NewSeed: engine.NewSeed, Draw: DrawBlock}, nil
 }
 
 // Close closes the connections.
@@ -123,8 +142,11 @@ func (a *Admin) CreateEmission(ctx context.Context, stake engine.Cents, n, packS
 			if err != nil {
 				return err
 			}
-			b := engine.GenerateBlock(ref, seed)
-			if err := insertBlock(ctx, tx, b, packSize); err != nil {
+			b, levels, err := a.Draw(ref, seed)
+			if err != nil {
+				return fmt.Errorf("block %s: %w", ref, err)
+			}
+			if err := insertBlock(ctx, tx, b, levels, packSize); err != nil {
 				return fmt.Errorf("block %s: %w", ref, err)
 			}
 			em.Blocks, em.Roots = append(em.Blocks, ref.String()), append(em.Roots, b.Commitment.String())
@@ -159,17 +181,9 @@ func insertLeafTails(ctx context.Context, tx pgx.Tx, stake engine.Cents) error {
 
 // insertBlock stores a drawn block, its secret seed, its Merkle levels and
 // its cursor.
-func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, packSize int) error {
-	leaves, err := engine.LeafHashes(b.Ref, engine.NewSalter(b.Seed), 0, b.Units)
-	if err != nil {
-		return err
-	}
-	levels := engine.MerkleLevels(leaves)
-	if engine.MerkleRoot(leaves) != b.Commitment {
-		return errors.New("the levels do not lead to the block's commitment")
-	}
+func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]engine.Hash, packSize int) error {
 	var id int64
-	err = tx.QueryRow(ctx, query("block_insert"), int(b.Ref.Emission), int(b.Ref.Stake), int(b.Ref.Number), b.Len(),
+	err := tx.QueryRow(ctx, query("block_insert"), int(b.Ref.Emission), int(b.Ref.Stake), int(b.Ref.Number), b.Len(),
 		b.Commitment[:], b.Units).Scan(&id)
 	if err != nil {
 		return err
