@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/transparency-dev/merkle/compact"
@@ -19,8 +20,11 @@ import (
 
 var factory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
 
+// block1 is drawn once for all these tests (a second under -race).
+var block1 = sync.OnceValue(func() *engine.Block { return engine.GenerateBlock(ref50, seed(1)) })
+
 func leaves(n int) []engine.Hash {
-	b := engine.GenerateBlock(ref50, seed(3))
+	b := block1()
 	s := engine.NewSalter(b.Seed)
 	out, err := engine.LeafHashes(ref50, s, 0, b.Units[:n*engine.UnitSize])
 	if err != nil {
@@ -56,7 +60,7 @@ func libRoot(t *testing.T, hs []engine.Hash) []byte {
 }
 
 func TestLeafAndNodeHashesAreRFC6962(t *testing.T) {
-	b := engine.GenerateBlock(ref50, seed(1))
+	b := block1()
 	u, _ := b.Unit(5)
 	salt := engine.UnitSalt(b.Seed, 5)
 	leaf := engine.AppendLeaf(nil, ref50, 5, salt, u)
@@ -82,7 +86,7 @@ func TestMerkleRootMatchesTheLibrary(t *testing.T) {
 }
 
 func TestBlockCommitmentMatchesTheLibrary(t *testing.T) {
-	b := engine.GenerateBlock(ref50, seed(2))
+	b := block1()
 	hs, err := engine.LeafHashes(ref50, engine.NewSalter(b.Seed), 0, b.Units)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +98,7 @@ func TestBlockCommitmentMatchesTheLibrary(t *testing.T) {
 
 // A known answer, for implementations in other languages (README).
 func TestCommitmentKnownAnswer(t *testing.T) {
-	b := engine.GenerateBlock(ref50, seed(1))
+	b := block1()
 	salt := engine.UnitSalt(b.Seed, 0)
 	got := fmt.Sprintf("salt0=%s root=%s", salt, b.Commitment)
 	const want = "salt0=2c8463ac51f796043dcd8edc7d3dda424569314980cdd762a562ef88c1718ca0 root=a5ed595ed17db6a645b694e262ab6af45b8aa3d61cb7bdd6ef473b7432b9e0d1"
