@@ -40,7 +40,8 @@ const LeafSize = 32 + 2 + 2 + 4 + 4 + 8 + 2*(1+1+8)
 // compressions per unit. Not safe for concurrent use.
 type Salter struct {
 	mac hash.Hash
-	buf [sha256.Size]byte
+	msg [4]byte // kept here: passed to the interface, a local would escape to the heap
+	sum [sha256.Size]byte
 }
 
 // NewSalter returns the salter of the block drawn from seed.
@@ -51,12 +52,9 @@ func NewSalter(seed Seed) *Salter {
 // Salt is the salt of the unit at index.
 func (s *Salter) Salt(index uint32) Hash {
 	s.mac.Reset()
-	var msg [4]byte
-	binary.BigEndian.PutUint32(msg[:], index)
-	s.mac.Write(msg[:])
-	var out Hash
-	s.mac.Sum(out[:0])
-	return out
+	binary.BigEndian.PutUint32(s.msg[:], index)
+	s.mac.Write(s.msg[:])
+	return Hash(s.mac.Sum(s.sum[:0]))
 }
 
 // UnitSalt is the salt of unit index of the block drawn from seed.
@@ -113,10 +111,36 @@ func LeafHashes(ref BlockRef, s *Salter, first uint32, units []byte) ([]Hash, er
 
 // Commit is the block commitment: the Merkle root over the salted leaves of
 // all units of block ref, in serving order.
+//
+// By RFC 6962's split, the root is the hash of the first 2^k leaves'
+// subtree (2^k the largest power of two below n) and of the rest's: the two
+// are computed on two goroutines, as a kiosk draws a block while it sells.
 func Commit(ref BlockRef, seed Seed, units []byte) (Hash, error) {
+	n := len(units) / UnitSize
+	if n < 2 {
+		return subtreeRoot(ref, seed, units, 0, n)
+	}
+	k := 1 << (bits.Len(uint(n-1)) - 1)
+	var left Hash
+	var lerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		left, lerr = subtreeRoot(ref, seed, units, 0, k)
+	}()
+	right, rerr := subtreeRoot(ref, seed, units, k, n)
+	<-done
+	if err := errors.Join(lerr, rerr); err != nil {
+		return Hash{}, err
+	}
+	return NodeHash(left, right), nil
+}
+
+// subtreeRoot is the tree hash of units [from, to) of block ref.
+func subtreeRoot(ref BlockRef, seed Seed, units []byte, from, to int) (Hash, error) {
 	var r merkleRange
 	s := NewSalter(seed)
-	for i := 0; i < len(units)/UnitSize; i++ {
+	for i := from; i < to; i++ {
 		u, err := DecodeUnit(units[i*UnitSize : (i+1)*UnitSize])
 		if err != nil {
 			return Hash{}, fmt.Errorf("commit block %s: unit %d: %w", ref, i, err)
