@@ -116,7 +116,14 @@ func DB(t testing.TB) string {
 
 // Start creates and starts a cluster in a new temporary directory.
 func Start() (*Cluster, error) {
-	dir, err := os.MkdirTemp("", "sf-pg-")
+	// In /tmp rather than $TMPDIR: the postgres user must reach the
+	// directory (make bench points TMPDIR into root's home), and a socket
+	// path must stay under 108 bytes.
+	base := os.Getenv("STARFORTUNE_PGTEST_DIR")
+	if base == "" {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "sf-pg-")
 	if err != nil {
 		return nil, err
 	}
