@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,6 +26,7 @@ const DefaultPackSize = 1000
 // owns the schema (the one that ran Init).
 type Admin struct {
 	pool *pgxpool.Pool
+	url  string
 	// NewSeed draws a block's seed: engine.NewSeed (crypto/rand).
 	NewSeed func() (engine.Seed, error)
 	// Draw draws a block from its seed and computes its Merkle levels:
@@ -58,7 +61,7 @@ func OpenAdmin(ctx context.Context, url string) (*Admin, error) {
 		pool.Close()
 		return nil, fmt.Errorf("central: connect: %w", err)
 	}
-	return &Admin{pool: pool, NewSeed: engine.NewSeed, Draw: DrawBlock}, nil
+	return &Admin{pool: pool, url: url, NewSeed: engine.NewSeed, Draw: DrawBlock}, nil
 }
 
 // Close closes the connections.
@@ -270,9 +273,30 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 	if err != nil {
 		return Kiosk{}, fmt.Errorf("central: kiosk add: %w", err)
 	}
-	cfg := a.pool.Config().ConnConfig
-	k.URL = fmt.Sprintf("host=%s port=%d dbname=%s user=%s password=%s", cfg.Host, cfg.Port, cfg.Database, k.Role, password)
+	k.URL = a.kioskURL(k.Role, password)
 	return k, nil
+}
+
+// tlsParams are the settings of the operator's connection string a kiosk's
+// must keep: how it checks the server.
+var tlsParams = regexp.MustCompile(`\b(sslmode|sslrootcert|target_session_attrs)=([^\s&]+)`)
+
+// kioskURL is the connection string of a kiosk role: the operator's hosts
+// (every one of a multi-host string, for a standby to take over), port,
+// database and TLS settings, with the kiosk's role and password.
+func (a *Admin) kioskURL(role, password string) string {
+	cfg := a.pool.Config().ConnConfig
+	hosts, ports := []string{cfg.Host}, []string{strconv.Itoa(int(cfg.Port))}
+	for _, f := range cfg.Fallbacks {
+		if f.Host != hosts[len(hosts)-1] || strconv.Itoa(int(f.Port)) != ports[len(ports)-1] { // TLS fallbacks repeat a host
+			hosts, ports = append(hosts, f.Host), append(ports, strconv.Itoa(int(f.Port)))
+		}
+	}
+	u := fmt.Sprintf("host=%s port=%s dbname=%s user=%s password=%s", strings.Join(hosts, ","), strings.Join(ports, ","), cfg.Database, role, password)
+	for _, m := range tlsParams.FindAllStringSubmatch(a.url, -1) {
+		u += " " + m[1] + "=" + m[2]
+	}
+	return u
 }
 
 // Kiosks lists the fleet's kiosks.
