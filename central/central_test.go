@@ -530,7 +530,7 @@ func TestAuditFindsTampering(t *testing.T) {
 				t.Fatal(err)
 			}
 			ticket := p.Ticket(c.ticket).String() // a clean fleet's audit: TestPushIsIdempotentAndInOrder
-			if strings.Contains(c.sql, ";") { // several statements: no parameters
+			if strings.Contains(c.sql, ";") {     // several statements: no parameters
 				f.exec(t, strings.ReplaceAll(c.sql, "$1", "'"+ticket+"'"))
 			} else {
 				f.exec(t, c.sql, ticket)
