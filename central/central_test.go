@@ -529,8 +529,9 @@ func TestAuditFindsTampering(t *testing.T) {
 			if _, err := f.kiosks["k1"].PushMovements(ctx, ledger(sales, 1)); err != nil {
 				t.Fatal(err)
 			}
-			ticket := p.Ticket(c.ticket).String() // a clean fleet's audit: TestPushIsIdempotentAndInOrder
-			if strings.Contains(c.sql, ";") {     // several statements: no parameters
+			// (A clean fleet's audit is TestPushIsIdempotentAndInOrder's.)
+			ticket := p.Ticket(c.ticket).String()
+			if strings.Contains(c.sql, ";") { // several statements: no parameters
 				f.exec(t, strings.ReplaceAll(c.sql, "$1", "'"+ticket+"'"))
 			} else {
 				f.exec(t, c.sql, ticket)
