@@ -80,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "starfortune %s (commit %s)\nbinary sha256 %s\n", version, commit(), binarySHA256())
 		return 0
 	}
+	if standalone, ok := standaloneCommands[cmd]; ok { // no data directory: central_cli.go
+		return runStandalone(cmd, standalone, rest, stdout, stderr)
+	}
 	command, ok := commands[cmd]
 	if _, offline := offlineCommands[cmd]; cmd != "" && !ok && !offline {
 		fmt.Fprintf(stderr, "starfortune: unknown command %q\n", cmd)

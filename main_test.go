@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"starfortune/engine"
+	"starfortune/internal/pgtest"
 )
 
 // The test binary doubles as the program: a child started with
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 		seed, _ := strconv.ParseUint(os.Getenv("STARFORTUNE_TORTURE_SEED"), 10, 64)
 		os.Exit(torture(dir, seed))
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m)) // stops the PostgreSQL cluster the fleet tests started, if any
 }
 
 // cli runs the command line in-process and returns stdout, stderr and status.

@@ -3,8 +3,6 @@ package engine
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	mrand "math/rand/v2"
@@ -48,7 +46,8 @@ type Hash [32]byte
 func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
 // Block is a drawn block: its 850 000 units in serving order, each UnitSize
-// bytes (see Unit.Encode), and the commitment published when it was drawn.
+// bytes (see Unit.Encode), and the commitment published when it was drawn:
+// the Merkle root of its salted units (merkle.go).
 type Block struct {
 	Ref        BlockRef
 	Seed       Seed
@@ -84,7 +83,11 @@ func GenerateBlock(ref BlockRef, seed Seed) *Block {
 		s := choices[r.IntN(len(choices))]
 		units[i*UnitSize], units[i*UnitSize+1], units[i*UnitSize+2] = t, s[0], s[1]
 	}
-	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: Commit(ref, units)}
+	root, err := Commit(ref, seed, units)
+	if err != nil { // the units were just drawn from the scripts' own lists
+		panic(err)
+	}
+	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}
 }
 
 // NewBlock draws block ref from a fresh random seed.
@@ -94,24 +97,6 @@ func NewBlock(ref BlockRef) (*Block, error) {
 		return nil, err
 	}
 	return GenerateBlock(ref, seed), nil
-}
-
-// Commit is the block commitment: SHA-256 of the canonical encoding, which is
-// "STARFORTUNE-BLOCK-1", the ref (emission u16, stake u16 in cents, number
-// u32), the unit count (u32), all big-endian, then every unit in serving order.
-func Commit(ref BlockRef, units []byte) Hash {
-	h := sha256.New()
-	h.Write([]byte("STARFORTUNE-BLOCK-1"))
-	var hdr [12]byte
-	binary.BigEndian.PutUint16(hdr[0:], ref.Emission)
-	binary.BigEndian.PutUint16(hdr[2:], uint16(ref.Stake))
-	binary.BigEndian.PutUint32(hdr[4:], ref.Number)
-	binary.BigEndian.PutUint32(hdr[8:], uint32(len(units)/UnitSize))
-	h.Write(hdr[:])
-	h.Write(units)
-	var out Hash
-	h.Sum(out[:0])
-	return out
 }
 
 // TallyUnits counts encoded units per tier, checking each one's script.

@@ -55,17 +55,28 @@ func TestBlockIsReproducibleFromItsSeed(t *testing.T) {
 	if bytes.Equal(a.Units, c.Units) || a.Commitment == c.Commitment {
 		t.Fatal("different seeds gave the same block")
 	}
-	if engine.Commit(ref50, a.Units) != a.Commitment {
-		t.Fatal("commitment is not the hash of the units")
+	commit := func(ref engine.BlockRef, s engine.Seed, units []byte) engine.Hash {
+		t.Helper()
+		h, err := engine.Commit(ref, s, units)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if commit(ref50, a.Seed, a.Units) != a.Commitment {
+		t.Fatal("commitment is not the root of the units")
 	}
 	other := ref50
 	other.Number = 2
-	if engine.Commit(other, a.Units) == a.Commitment {
+	if commit(other, a.Seed, a.Units) == a.Commitment {
 		t.Fatal("commitment does not bind the block's identity")
+	}
+	if commit(ref50, seed(8), a.Units) == a.Commitment {
+		t.Fatal("commitment does not bind the salts")
 	}
 	units := bytes.Clone(a.Units)
 	units[3*1000+1], units[3*1001+1] = units[3*1001+1], units[3*1000+1]
-	if engine.Commit(ref50, units) == a.Commitment && !bytes.Equal(units, a.Units) {
+	if commit(ref50, a.Seed, units) == a.Commitment && !bytes.Equal(units, a.Units) {
 		t.Fatal("commitment does not see a changed unit")
 	}
 }

@@ -20,6 +20,13 @@
 #                           board across a portrait kiosk)
 #   startup_to_first_frame  benchwin on the game (median of 5)  benchwin on scripts/hello, runs interleaved
 #   rss_playing_mb          benchwin -play on the game          benchwin on scripts/hello
+#   pack_claim_p50          central BenchmarkPackClaim p50      central BenchmarkSelect1 p50 (a SELECT 1 round trip)
+#                           (claim + verify a 1 000-unit pack)
+#   central_ingest_per_s    central BenchmarkIngest (20 kiosks  central BenchmarkCopyBaseline (one plain COPY of
+#                           pushing 10 000 sales each at once)  the same rows into a table shaped like sales)
+#
+# The central's benchmarks start their own PostgreSQL (internal/pgtest: a
+# Unix socket, fsync off for the central as for its baselines).
 #
 # Temporary databases go to BENCH_DIR (default: beside the game's data
 # directory, $XDG_DATA_HOME or ~/.local/share), so that fsyncs hit the disk
@@ -68,6 +75,7 @@ echo "bench: temporary databases in $work ($(df --output=source,fstype "$work" |
 echo "bench: building the benchmarks" >&2
 go test -c -o $out/storage.test ./storage
 go test -c -o $out/benchbase.test ./scripts/benchbase
+go test -c -o $out/central.test ./central
 uitest=yes
 go test -c -tags "ci,${TAGS:-no_emoji}" -o $out/ui.test ./ui || { uitest=; echo "bench: the ui benchmarks do not compile: board_frame_render will be missing" >&2; }
 go build -o $out/hello ./scripts/hello # a plain Fyne build, as any Fyne program
@@ -90,6 +98,8 @@ for _ in 1 2 3; do bench storage $out/storage.test '^BenchmarkBatchSales$' 100x;
 bench storage $out/storage.test '^(BenchmarkBlockPersist|BenchmarkBlockAudit)$' 20x
 bench storage $out/storage.test '^BenchmarkLastUnit$' 1s
 bench scripts/benchbase $out/benchbase.test '.' 1s
+bench central $out/central.test '^(BenchmarkPackClaim|BenchmarkSelect1)$' 200x
+bench central $out/central.test '^(BenchmarkIngest|BenchmarkCopyBaseline)$' 1x
 [ -n "$uitest" ] && bench ui $out/ui.test '^BenchmarkFrameUpdate$' 1s
 
 echo "bench: window start and memory under Xvfb" >&2
@@ -135,6 +145,8 @@ line board_frame_render "$(window board frame frame_p50_us)" "$(window blank fra
 line board_frame_render_portrait "$(window board portrait frame_p50_us)" "$(window blank portrait frame_p50_us)" ms 1000 1
 line startup_to_first_frame "$(window game start first_frame_ms)" "$(window hello start first_frame_ms)" ms 1 0
 line rss_playing_mb "$(window game play rss_kb)" "$(window hello play rss_kb)" MB 1024 1
+line pack_claim_p50 "$(metric BenchmarkPackClaim p50-ms)" "$(metric BenchmarkSelect1 p50-ms)" ms 1 3
+line central_ingest_per_s "$(metric BenchmarkIngest sales/s)" "$(metric BenchmarkCopyBaseline sales/s)" /s 1 0
 
 # The budgets of issue 7, for the reader (stderr).
 records=$(metric BenchmarkLastUnit records)
@@ -153,5 +165,7 @@ $2 == "board_frame_render"     { print "budget board_frame_render well under 16 
 $2 == "board_frame_render_portrait" { print "budget board_frame_render_portrait at most three quarters of a 60 fps frame (12.5 ms): " verdict(val <= 12.5) " (1080x1920; a blank frame takes " b[2] ")" }
 $2 == "startup_to_first_frame" { print "budget startup_to_first_frame <= 1.5x hello: " verdict(ratio <= 1.5) }
 $2 == "rss_playing_mb"         { print "budget rss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
+$2 == "pack_claim_p50"         { print "budget pack_claim_p50 <= 25 ms (claim + verify; the kiosk persists it too): " verdict(val <= 25) }
+$2 == "central_ingest_per_s"   { print "budget central_ingest_per_s >= 20000/s: " verdict(val >= 20000) }
 ' $out/results.txt | sed 's/^/bench: /' >&2
 exit $missing

@@ -4,7 +4,9 @@
 set -eu
 pkgs="gcc libc6-dev patch pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
 libxinerama-dev libxi-dev libxxf86vm-dev"
-[ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace"
+# --window: what `make test` needs besides the build (postgresql: the fleet tests start
+# their own private cluster with its binaries; nothing uses the cluster the package sets up).
+[ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace postgresql"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

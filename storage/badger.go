@@ -135,6 +135,28 @@ var errNotOurs = errors.New("not a Star Fortune data directory")
 var migrations = map[uint32]func(*badger.Txn) error{
 	1: markJournal,
 	2: func(*badger.Txn) error { return nil }, // 'R' keys are new: nothing to change
+	3: refuseSHA256Commitments,
+}
+
+// ErrOldCommitment is a store whose blocks carry the commitment of schema
+// 3 and before (one SHA-256 over the units) instead of the Merkle root.
+var ErrOldCommitment = errors.New("the blocks of this data directory were committed with the earlier " +
+	"SHA-256 commitment, not the Merkle root this program publishes; a published commitment cannot be " +
+	"replaced: keep running the program that wrote it until its blocks are sold, or start a new data directory")
+
+// refuseSHA256Commitments: schema 4 commits blocks with a salted Merkle
+// root. A store without blocks needs nothing; one with blocks is refused
+// rather than rewritten, because its commitments were logged, journaled and
+// possibly printed when the blocks were drawn, and the journal (append-only,
+// hash-chained) keeps them: recomputing them would make the store disagree
+// with its own journal and with what was published.
+func refuseSHA256Commitments(txn *badger.Txn) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixBlock}})
+	defer it.Close()
+	if it.Rewind(); it.Valid() {
+		return ErrOldCommitment
+	}
+	return nil
 }
 
 // markJournal: schema 1 kept the whole last journal entry under 'j',

@@ -190,11 +190,10 @@ func BenchmarkBlockAudit(b *testing.B) {
 		if tally, err := engine.TallyUnits(got.Units); err != nil || tally != engine.TableTally() {
 			b.Fatalf("tally %v %v", tally, err)
 		}
-		if engine.Commit(got.Ref, got.Units) != got.Commitment {
-			b.Fatal("commitment")
-		}
-		if !bytes.Equal(engine.GenerateBlock(got.Ref, got.Seed).Units, got.Units) {
-			b.Fatal("regeneration")
+		// As the engine's audit of a sold-out block: the redrawn block's
+		// root is the stored units' when the units are equal.
+		if g := engine.GenerateBlock(got.Ref, got.Seed); !bytes.Equal(g.Units, got.Units) || g.Commitment != got.Commitment {
+			b.Fatal("regeneration or commitment")
 		}
 	}
 	b.ReportMetric(float64(load.Microseconds())/1000/float64(b.N), "load-ms")

@@ -79,7 +79,10 @@ var absentReveal = [4]byte{0x80}
 
 // schemaVersion is the layout above. Change it with any change of a key or
 // value layout, and write a migration (badger.go).
-const schemaVersion uint32 = 3
+//
+// Version 4 changed no layout but the meaning of a block's commitment (the
+// salted Merkle root of engine/merkle.go instead of one SHA-256).
+const schemaVersion uint32 = 4
 
 // chunkUnits is the number of units per chunk key: about 3 KB per value,
 // small enough to stay in the LSM tree, and 831 keys per block instead of

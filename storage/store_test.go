@@ -516,7 +516,7 @@ func TestBlocks(t *testing.T) {
 	redrawn := newBlock(t, ref, 3)
 	putBlock(t, s, redrawn)
 	got, err = s.LoadBlock(ctx, ref)
-	if err != nil || !bytes.Equal(got.Units, redrawn.Units) || engine.Commit(ref, got.Units) != redrawn.Commitment {
+	if err != nil || !bytes.Equal(got.Units, redrawn.Units) || got.Commitment != redrawn.Commitment {
 		t.Fatalf("redrawn block: %v", err)
 	}
 	if refs := listed(t, s); !slices.Equal(refs, []engine.BlockRef{b.Ref, ref, a.Ref}) {
@@ -630,6 +630,24 @@ func TestSchema1IsMigrated(t *testing.T) {
 		}
 		s.Close()
 	}
+}
+
+// Schema 3 committed blocks with one SHA-256: a store holding blocks is
+// refused with ErrOldCommitment, one without blocks is taken as it is.
+func TestSchema3WithBlocksIsRefused(t *testing.T) {
+	s := MustOpen(t)
+	putBlock(t, s, newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}, 5))
+	rawSet(t, s, storage.SchemaKey(), []byte{0, 0, 0, 3})
+	s.Close()
+	_, err := storage.Open(s.Dir(), zerolog.Nop())
+	if !errors.Is(err, storage.ErrOldCommitment) || !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), s.Dir()) {
+		t.Fatalf("open of a schema 3 store with blocks: %v, want ErrOldCommitment", err)
+	}
+
+	empty := MustOpen(t)
+	rawSet(t, empty, storage.SchemaKey(), []byte{0, 0, 0, 3})
+	empty.Close()
+	mustOpenDir(t, empty.Dir()).Close()
 }
 
 func TestSchemaMismatch(t *testing.T) {

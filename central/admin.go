@@ -1,0 +1,418 @@
+package central
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"starfortune/engine"
+)
+
+// DefaultPackSize is the units per pack unless the emission says otherwise.
+const DefaultPackSize = 1000
+
+// Admin is the operator's side of the central, connected as the role that
+// owns the schema (the one that ran Init).
+type Admin struct {
+	pool *pgxpool.Pool
+	url  string
+	// NewSeed draws a block's seed: engine.NewSeed (crypto/rand).
+	NewSeed func() (engine.Seed, error)
+	// Draw draws a block from its seed and computes its Merkle levels:
+	// DrawBlock. Drawing takes about a second, which tests save by
+	// pinning NewSeed and memoizing Draw.
+	Draw func(ref engine.BlockRef, seed engine.Seed) (*engine.Block, [][]engine.Hash, error)
+}
+
+// DrawBlock draws block ref from seed (engine.GenerateBlock) and the levels
+// of its Merkle tree, checked against its commitment.
+func DrawBlock(ref engine.BlockRef, seed engine.Seed) (*engine.Block, [][]engine.Hash, error) {
+	b := engine.GenerateBlock(ref, seed)
+	leaves, err := engine.LeafHashes(b.Ref, engine.NewSalter(b.Seed), 0, b.Units)
+	if err != nil {
+		return nil, nil, err
+	}
+	levels := engine.MerkleLevels(leaves)
+	if engine.MerkleRoot(leaves) != b.Commitment {
+		return nil, nil, errors.New("the Merkle levels do not lead to the block's commitment")
+	}
+	return b, levels, nil
+}
+
+// OpenAdmin connects to the central database at url (a libpq connection
+// string or URL).
+func OpenAdmin(ctx context.Context, url string) (*Admin, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("central: connect: %w", err)
+	}
+	return &Admin{pool: pool, url: url, NewSeed: engine.NewSeed, Draw: DrawBlock}, nil
+}
+
+// Close closes the connections.
+func (a *Admin) Close() { a.pool.Close() }
+
+// Init creates or migrates the schema; it returns the migrations applied.
+func (a *Admin) Init(ctx context.Context) ([]string, error) {
+	conn, err := a.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	defer conn.Release()
+	return migrate(ctx, conn.Conn())
+}
+
+// CheckSchema reports ErrNotInitialised unless the schema is the one this
+// program writes.
+func (a *Admin) CheckSchema(ctx context.Context) error {
+	var v int
+	err := a.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "42P01" { // undefined table
+		return ErrNotInitialised
+	}
+	if err != nil {
+		return fmt.Errorf("central: %w", err)
+	}
+	if v != latestVersion() {
+		return fmt.Errorf("%w (schema version %d, this program writes %d)", ErrNotInitialised, v, latestVersion())
+	}
+	return nil
+}
+
+// Emission is an emission drawn centrally.
+type Emission struct {
+	ID         int      `json:"id"`
+	StakeCents int64    `json:"stake_cents"`
+	PackSize   int      `json:"pack_size"`
+	Blocks     []string `json:"blocks"`      // block ids, "01-050-0001"
+	Roots      []string `json:"commitments"` // their published Merkle roots, hex
+}
+
+// CreateEmission draws a new emission of n blocks at one stake, in one
+// transaction: each block from a crypto/rand seed with the engine's
+// generator, its units, its Merkle levels (for the packs' range proofs) and
+// its root published; the seed goes to block_seeds, which no kiosk role
+// can read.
+func (a *Admin) CreateEmission(ctx context.Context, stake engine.Cents, n, packSize int) (Emission, error) {
+	if !engine.ValidStake(stake) {
+		return Emission{}, fmt.Errorf("%w: %d cents", engine.ErrBadStake, stake)
+	}
+	if n < 1 || n > 9999 {
+		return Emission{}, fmt.Errorf("central: %d blocks: want 1 to 9999", n)
+	}
+	if packSize == 0 {
+		packSize = DefaultPackSize
+	}
+	if packSize < 1 || packSize > engine.BlockSize {
+		return Emission{}, fmt.Errorf("central: pack size %d: want 1 to %d", packSize, engine.BlockSize)
+	}
+	em := Emission{StakeCents: int64(stake), PackSize: packSize}
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "LOCK TABLE emissions IN EXCLUSIVE MODE"); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, "SELECT coalesce(max(id), 0) + 1 FROM emissions").Scan(&em.ID); err != nil {
+			return err
+		}
+		if em.ID > 99 {
+			return ErrEmissions
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO emissions (id, stake_cents, pack_size) VALUES ($1, $2, $3)", em.ID, int(stake), packSize); err != nil {
+			return err
+		}
+		if err := insertLeafTails(ctx, tx, stake); err != nil {
+			return err
+		}
+		for num := 1; num <= n; num++ {
+			ref := engine.BlockRef{Emission: uint16(em.ID), Stake: stake, Number: uint32(num)}
+			seed, err := a.NewSeed()
+			if err != nil {
+				return err
+			}
+			b, levels, err := a.Draw(ref, seed)
+			if err != nil {
+				return fmt.Errorf("block %s: %w", ref, err)
+			}
+			if err := insertBlock(ctx, tx, b, levels, packSize); err != nil {
+				return fmt.Errorf("block %s: %w", ref, err)
+			}
+			em.Blocks, em.Roots = append(em.Blocks, ref.String()), append(em.Roots, b.Commitment.String())
+		}
+		return nil
+	})
+	if err != nil {
+		return Emission{}, fmt.Errorf("central: emission: %w", err)
+	}
+	return em, nil
+}
+
+// storedLevel is the lowest level of a block's tree kept in block_levels;
+// sf_node hashes the nodes below from the units.
+const storedLevel = 4
+
+// insertLeafTails gives sf_leaf the leaf bytes that follow the salt, block
+// and position, for every unit encoding at the stake.
+func insertLeafTails(ctx context.Context, tx pgx.Tx, stake engine.Cents) error {
+	ref := engine.BlockRef{Stake: stake}
+	var batch pgx.Batch
+	for t := range engine.NumTiers {
+		for _, u := range engine.Scripts(t) {
+			leaf := engine.AppendLeaf(nil, ref, 0, engine.Hash{}, u)
+			enc := u.Encode()
+			batch.Queue("INSERT INTO leaf_tails (stake_cents, unit, tail) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+				int(stake), enc[:], leaf[32+2+2+4+4:])
+		}
+	}
+	return tx.SendBatch(ctx, &batch).Close()
+}
+
+// insertBlock stores a drawn block, its secret seed, its Merkle levels and
+// its cursor.
+func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]engine.Hash, packSize int) error {
+	var id int64
+	err := tx.QueryRow(ctx, query("block_insert"), int(b.Ref.Emission), int(b.Ref.Stake), int(b.Ref.Number), b.Len(),
+		b.Commitment[:], b.Units).Scan(&id)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO block_seeds (block_id, seed) VALUES ($1, $2)", id, b.Seed[:]); err != nil {
+		return err
+	}
+	for lv, hs := range levels {
+		if lv < storedLevel {
+			continue
+		}
+		var buf bytes.Buffer
+		buf.Grow(len(hs) * 32)
+		for _, h := range hs {
+			buf.Write(h[:])
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO block_levels (block_id, level, hashes) VALUES ($1, $2, $3)", id, lv, buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO block_cursors (block_id, size, pack_size) VALUES ($1, $2, $3)", id, b.Len(), packSize)
+	return err
+}
+
+// Kiosk is a kiosk of the fleet as the operator sees it.
+type Kiosk struct {
+	ID              string     `json:"id"`
+	Role            string     `json:"role"`
+	CreatedAt       time.Time  `json:"created_at"`
+	LastSeen        *time.Time `json:"last_seen"`
+	LastSaleSeq     int64      `json:"last_sale_seq"`
+	LastMovementSeq int64      `json:"last_movement_seq"`
+	PacksHeld       int64      `json:"packs_held"`
+	Sales           int64      `json:"sales"`
+	// URL is the kiosk's connection string: only AddKiosk fills it, once.
+	URL string `json:"url,omitempty"`
+}
+
+var kioskID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// AddKiosk creates kiosk id: a LOGIN role (scram-sha-256, a random
+// password) whose only right is membership of the kiosk group, and returns
+// its connection string, which is shown this once and stored nowhere.
+func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
+	if !kioskID.MatchString(id) {
+		return Kiosk{}, fmt.Errorf("%w: %q", ErrBadKioskID, id)
+	}
+	pw := make([]byte, 24)
+	if _, err := rand.Read(pw); err != nil {
+		return Kiosk{}, err
+	}
+	password := hex.EncodeToString(pw)
+	verifier, err := scramVerifier(password)
+	if err != nil {
+		return Kiosk{}, err
+	}
+	k := Kiosk{ID: id}
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var db string
+		if err := tx.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+			return err
+		}
+		k.Role = db + "_k_" + id
+		if len(k.Role) > 63 {
+			return fmt.Errorf("%w: role name %q is longer than PostgreSQL's 63 bytes", ErrBadKioskID, k.Role)
+		}
+		var exists bool
+		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM kiosks WHERE id = $1) OR EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2)", id, k.Role).Scan(&exists); err != nil {
+			return err
+		}
+		if exists {
+			return fmt.Errorf("%w: %s", ErrKioskExists, id)
+		}
+		var stmt string
+		if err := tx.QueryRow(ctx, "SELECT format('CREATE ROLE %I LOGIN PASSWORD %L IN ROLE %I', $1::text, $2::text, $3::text)",
+			k.Role, verifier, db+"_kiosk").Scan(&stmt); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, "INSERT INTO kiosks (id, role) VALUES ($1, $2) RETURNING created_at", id, k.Role).Scan(&k.CreatedAt)
+	})
+	if err != nil {
+		return Kiosk{}, fmt.Errorf("central: kiosk add: %w", err)
+	}
+	k.URL = a.kioskURL(k.Role, password)
+	return k, nil
+}
+
+// tlsParams are the settings of the operator's connection string a kiosk's
+// must keep: how it checks the server.
+var tlsParams = regexp.MustCompile(`\b(sslmode|sslrootcert|target_session_attrs)=([^\s&]+)`)
+
+// kioskURL is the connection string of a kiosk role: the operator's hosts
+// (every one of a multi-host string, for a standby to take over), port,
+// database and TLS settings, with the kiosk's role and password.
+func (a *Admin) kioskURL(role, password string) string {
+	cfg := a.pool.Config().ConnConfig
+	hosts, ports := []string{cfg.Host}, []string{strconv.Itoa(int(cfg.Port))}
+	for _, f := range cfg.Fallbacks {
+		if f.Host != hosts[len(hosts)-1] || strconv.Itoa(int(f.Port)) != ports[len(ports)-1] { // TLS fallbacks repeat a host
+			hosts, ports = append(hosts, f.Host), append(ports, strconv.Itoa(int(f.Port)))
+		}
+	}
+	u := fmt.Sprintf("host=%s port=%s dbname=%s user=%s password=%s", strings.Join(hosts, ","), strings.Join(ports, ","), cfg.Database, role, password)
+	for _, m := range tlsParams.FindAllStringSubmatch(a.url, -1) {
+		u += " " + m[1] + "=" + m[2]
+	}
+	return u
+}
+
+// Kiosks lists the fleet's kiosks.
+func (a *Admin) Kiosks(ctx context.Context) ([]Kiosk, error) {
+	rows, err := a.pool.Query(ctx, query("kiosks_list"))
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Kiosk, error) {
+		var k Kiosk
+		err := r.Scan(&k.ID, &k.Role, &k.CreatedAt, &k.LastSeen, &k.LastSaleSeq, &k.LastMovementSeq, &k.PacksHeld, &k.Sales)
+		return k, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	return out, nil
+}
+
+// Block is a block's status as `central blocks` prints it. Seed is empty
+// until the block is closed.
+type Block struct {
+	ID         string     `json:"id"`
+	StakeCents int64      `json:"stake_cents"`
+	Size       int64      `json:"size"`
+	Sold       int64      `json:"sold"`
+	Voided     int64      `json:"voided"`
+	HandedOut  int64      `json:"handed_out"`
+	Commitment string     `json:"commitment"`
+	Closed     bool       `json:"closed"`
+	ClosedAt   *time.Time `json:"closed_at,omitempty"`
+	Seed       string     `json:"seed,omitempty"`
+}
+
+// Blocks lists the blocks of every emission.
+func (a *Admin) Blocks(ctx context.Context) ([]Block, error) {
+	rows, err := a.pool.Query(ctx, query("blocks_list"))
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Block, error) {
+		var b Block
+		var em, stake, num int
+		var root, seed []byte
+		err := r.Scan(&em, &stake, &num, &b.Size, &b.Sold, &b.Voided, &b.HandedOut, &root, &b.ClosedAt, &seed)
+		b.ID = engine.BlockRef{Emission: uint16(em), Stake: engine.Cents(stake), Number: uint32(num)}.String()
+		b.StakeCents, b.Commitment, b.Closed = int64(stake), hex.EncodeToString(root), b.ClosedAt != nil
+		if seed != nil {
+			b.Seed = hex.EncodeToString(seed)
+		}
+		return b, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	return out, nil
+}
+
+// Show finds a sold unit of the fleet.
+func (a *Admin) Show(ctx context.Context, t engine.Ticket) (engine.FleetSale, error) {
+	s, err := scanSale(a.pool.QueryRow(ctx, query("sale_show"), t.String()), t)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("%w: %s was not sold by any kiosk of the fleet (or not synced yet)", engine.ErrUnknownTicket, t)
+	}
+	if err != nil {
+		return s, fmt.Errorf("central: %w", err)
+	}
+	return s, nil
+}
+
+// scanSale reads kiosk, pack, seq, sold_at, player, unit, revealed.
+func scanSale(row pgx.Row, t engine.Ticket) (engine.FleetSale, error) {
+	s := engine.FleetSale{Ticket: t}
+	var unit []byte
+	var seq int64
+	if err := row.Scan(&s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed); err != nil {
+		return s, err
+	}
+	s.Seq = uint64(seq)
+	u, err := engine.DecodeUnit(unit)
+	if err != nil {
+		return s, err
+	}
+	s.Unit = u
+	return s, nil
+}
+
+// VoidPack voids a pack whose kiosk is lost: its unsold positions will never
+// be sold, and count as voided for the block's closure. Sales of the pack
+// the central already holds stay sold; any pushed later are conflicts.
+func (a *Admin) VoidPack(ctx context.Context, serial, reason string) error {
+	if reason == "" {
+		return errors.New("central: a void needs a reason")
+	}
+	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var block int64
+		var status string
+		var closed bool
+		err := tx.QueryRow(ctx, query("pack_lock"), serial).Scan(&block, &status, &closed)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("%w: no pack %q", engine.ErrPackState, serial)
+		}
+		if err != nil {
+			return err
+		}
+		if status == "voided" || closed {
+			return fmt.Errorf("%w: pack %s is %s", engine.ErrPackState, serial, map[bool]string{true: "in a closed block", false: "already voided"}[closed])
+		}
+		if _, err := tx.Exec(ctx, query("pack_void"), serial, reason); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "SELECT sf_close_if_done($1)", block)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("central: pack void: %w", err)
+	}
+	return nil
+}

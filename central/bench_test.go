@@ -1,0 +1,186 @@
+package central_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"starfortune/central"
+	"starfortune/engine"
+	"starfortune/internal/pgtest"
+)
+
+// Benchmarks of `make bench` (scripts/bench.sh), on the private cluster of
+// internal/pgtest: a Unix socket, fsync off for the central as for its
+// baselines.
+
+// benchFleet is a fresh central with one emission and n kiosks.
+func benchFleet(b *testing.B, blocks, packSize, n int) (*central.Admin, []*central.Client, string) {
+	b.Helper()
+	url := pgtest.DB(b)
+	a, err := central.OpenAdmin(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(a.Close)
+	a.NewSeed, a.Draw = pinnedSeed, memoDraw
+	if _, err := a.Init(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := a.CreateEmission(ctx, 50, blocks, packSize); err != nil {
+		b.Fatal(err)
+	}
+	var cs []*central.Client
+	for i := range n {
+		k, err := a.AddKiosk(ctx, fmt.Sprintf("k%d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := central.Open(ctx, k.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(c.Close)
+		cs = append(cs, c)
+	}
+	return a, cs, url
+}
+
+func p50(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return float64(ds[len(ds)/2].Microseconds()) / 1000
+}
+
+// BenchmarkPackClaim claims and verifies a 1 000-unit pack (p50-ms); its
+// baseline is BenchmarkSelect1.
+func BenchmarkPackClaim(b *testing.B) {
+	_, cs, _ := benchFleet(b, 2, 1000, 1)
+	var ds []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		p, err := cs[0].ClaimPack(ctx, 50)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Verify(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	b.ReportMetric(p50(ds), "p50-ms")
+}
+
+// BenchmarkSelect1 is one `SELECT 1` round trip on a kiosk's connection.
+func BenchmarkSelect1(b *testing.B) {
+	_, cs, _ := benchFleet(b, 1, 1000, 1)
+	var ds []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if _, err := cs[0].Heartbeat(ctx); err != nil { // warms the pool
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	b.ReportMetric(p50(ds), "heartbeat-p50-ms")
+	conn, err := pgx.Connect(ctx, pgtest.Need(b).URL("postgres", "postgres", ""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	ds = ds[:0]
+	for range 1000 {
+		t := time.Now()
+		var one int
+		if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t))
+	}
+	b.ReportMetric(p50(ds), "p50-ms")
+}
+
+const ingestKiosks, ingestPerKiosk, ingestBatch = 20, 10_000, 1000
+
+// ingestSales is what each kiosk sells: its pack, whole.
+func ingestSales(b *testing.B, cs []*central.Client) [][]engine.FleetSale {
+	out := make([][]engine.FleetSale, len(cs))
+	for i, c := range cs {
+		p, err := c.ClaimPack(ctx, 50)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for j := range p.Count() {
+			u, _ := p.Unit(j)
+			out[i] = append(out[i], engine.FleetSale{Seq: uint64(j) + 1, Pack: p.Serial, Ticket: p.Ticket(j), Time: soldAt, Player: "p", Unit: u, Revealed: true})
+		}
+	}
+	return out
+}
+
+// BenchmarkIngest: 20 kiosks push 10 000 sales each at once, in batches of
+// 1 000 (sales/s applied by the central).
+func BenchmarkIngest(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		_, cs, _ := benchFleet(b, 1, ingestPerKiosk, ingestKiosks)
+		sales := ingestSales(b, cs)
+		b.StartTimer()
+		t := time.Now()
+		var wg sync.WaitGroup
+		for i, c := range cs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for off := 0; off < len(sales[i]); off += ingestBatch {
+					r, err := c.PushSales(ctx, sales[i][off:off+ingestBatch])
+					if err != nil || r.Applied != ingestBatch {
+						b.Errorf("push: %+v %v", r, err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(float64(ingestKiosks*ingestPerKiosk)/time.Since(t).Seconds(), "sales/s")
+	}
+}
+
+// BenchmarkCopyBaseline is the baseline of BenchmarkIngest: the same rows
+// written by one plain COPY into a table shaped like sales (same columns,
+// keys and indexes), as the central's owner.
+func BenchmarkCopyBaseline(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		_, cs, url := benchFleet(b, 1, ingestPerKiosk, ingestKiosks)
+		sales := ingestSales(b, cs)
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, "CREATE TABLE sales_copy (LIKE sales INCLUDING ALL)"); err != nil {
+			b.Fatal(err)
+		}
+		var rows [][]any
+		for i, ss := range sales {
+			for _, s := range ss {
+				u := s.Unit.Encode()
+				rows = append(rows, []any{s.Ticket.String(), int64(1), int(s.Ticket.Index), s.Pack, fmt.Sprintf("k%d", i), int64(s.Seq),
+					s.Time, s.Player, int64(50), int64(s.Unit.Prize(50)), u[:], true, s.Time})
+			}
+		}
+		b.StartTimer()
+		t := time.Now()
+		n, err := conn.CopyFrom(context.Background(), pgx.Identifier{"sales_copy"}, []string{"ticket", "block_id", "position", "pack_serial", "kiosk",
+			"seq", "sold_at", "player", "stake_cents", "prize_cents", "unit", "revealed", "received_at"}, pgx.CopyFromRows(rows))
+		if err != nil || n != int64(len(rows)) {
+			b.Fatalf("copy: %d rows, %v", n, err)
+		}
+		b.ReportMetric(float64(n)/time.Since(t).Seconds(), "sales/s")
+		conn.Close(ctx)
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"starfortune/central"
+	"starfortune/engine"
+	"starfortune/internal/pgtest"
+)
+
+func centralCLI(t *testing.T, db string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"central", "--db", db}, args...), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// The central's command line as an operator uses it, with a kiosk selling
+// through the central's client in between.
+func TestCentralCommandLine(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.DB(t)
+	mustCentral := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := centralCLI(t, db, args...)
+		if code != 0 {
+			t.Fatalf("central %s: status %d: %s", strings.Join(args, " "), code, errOut)
+		}
+		return out
+	}
+	if _, errOut, code := centralCLI(t, db, "blocks"); code != 1 || !strings.Contains(errOut, "central init") {
+		t.Fatalf("blocks before init: status %d, %q", code, errOut)
+	}
+	if out := mustCentral("init"); !strings.Contains(out, "applied 0001_tables.sql") {
+		t.Fatalf("init: %q", out)
+	}
+	if out := mustCentral("init"); !strings.Contains(out, "up to date") {
+		t.Fatalf("second init: %q", out)
+	}
+	var em central.Emission
+	if err := json.Unmarshal([]byte(mustCentral("emission", "create", "--stake", "0,50", "--blocks", "1", "--pack-size", "100", "--json")), &em); err != nil || len(em.Roots) != 1 || em.PackSize != 100 {
+		t.Fatalf("emission: %+v %v", em, err)
+	}
+	for _, bad := range [][]string{{"emission", "create", "--stake", "3", "--blocks", "1"}, {"emission", "create", "--stake", "1"},
+		{"kiosk", "add"}, {"pack", "void", "X"}, {"frobnicate"}} {
+		if _, _, code := centralCLI(t, db, bad...); code != 2 {
+			t.Errorf("central %s: status %d, want 2", strings.Join(bad, " "), code)
+		}
+	}
+	var k central.Kiosk
+	if err := json.Unmarshal([]byte(mustCentral("kiosk", "add", "k1", "--json")), &k); err != nil || !strings.Contains(k.URL, "password=") {
+		t.Fatalf("kiosk add: %+v %v", k, err)
+	}
+	if _, errOut, code := centralCLI(t, db, "kiosk", "add", "k1"); code != 1 || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("kiosk added twice: %d %q", code, errOut)
+	}
+
+	c, err := central.Open(ctx, k.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := c.ClaimPack(ctx, 50)
+	if err != nil || p.Verify() != nil {
+		t.Fatalf("claim: %v", err)
+	}
+	u, _ := p.Unit(2)
+	sale := engine.FleetSale{Seq: 1, Pack: p.Serial, Ticket: p.Ticket(2), Time: time.Now(), Player: "ann", Unit: u, Revealed: true}
+	if _, err := c.PushSales(ctx, []engine.FleetSale{sale}); err != nil {
+		t.Fatal(err)
+	}
+	var shown fleetSaleJSON
+	if err := json.Unmarshal([]byte(mustCentral("show", p.Ticket(2).String(), "--json")), &shown); err != nil ||
+		shown.Kiosk != "k1" || shown.PrizeCents != int64(u.Prize(50)) || len(shown.Drops) != 2 || shown.Index != 2 {
+		t.Fatalf("show: %+v %v", shown, err)
+	}
+	if _, errOut, code := centralCLI(t, db, "show", p.Ticket(3).String()); code != 1 || !strings.Contains(errOut, "not sold") {
+		t.Fatalf("show of an unsold ticket: %d %q", code, errOut)
+	}
+	if out := mustCentral("kiosks"); !strings.Contains(out, "k1") {
+		t.Fatalf("kiosks: %q", out)
+	}
+	if out := mustCentral("pack", "void", p.Serial, "--reason", "kiosk lost"); !strings.Contains(out, "voided") {
+		t.Fatalf("void: %q", out)
+	}
+	var b central.Block
+	if err := json.Unmarshal([]byte(mustCentral("blocks", "--json")), &b); err != nil || b.Sold != 1 || b.Voided != 99 || b.Closed || b.Seed != "" {
+		t.Fatalf("blocks: %+v %v", b, err)
+	}
+	if out := mustCentral("audit"); !strings.Contains(out, "audit OK") {
+		t.Fatalf("audit: %q", out)
+	}
+
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "UPDATE sales SET prize_cents = prize_cents + 100"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := centralCLI(t, db, "audit", "--json")
+	var rep central.AuditReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK || len(rep.Findings) != 1 {
+		t.Fatalf("audit after tampering: status %d, %+v %v", code, rep, err)
+	}
+}

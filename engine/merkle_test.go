@@ -1,0 +1,208 @@
+package engine_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/transparency-dev/merkle/compact"
+	"github.com/transparency-dev/merkle/rfc6962"
+
+	"starfortune/engine"
+)
+
+// The Merkle code is checked against transparency-dev/merkle, an
+// independent RFC 6962 implementation; the engine itself must not import it.
+
+var factory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
+
+// block1 is drawn once for all these tests (a second under -race).
+var block1 = sync.OnceValue(func() *engine.Block { return engine.GenerateBlock(ref50, seed(1)) })
+
+func leaves(n int) []engine.Hash {
+	b := block1()
+	s := engine.NewSalter(b.Seed)
+	out, err := engine.LeafHashes(ref50, s, 0, b.Units[:n*engine.UnitSize])
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func bs(hs []engine.Hash) [][]byte {
+	out := make([][]byte, len(hs))
+	for i := range hs {
+		out[i] = hs[i][:]
+	}
+	return out
+}
+
+func libRoot(t *testing.T, hs []engine.Hash) []byte {
+	t.Helper()
+	r := factory.NewEmptyRange(0)
+	for _, h := range hs {
+		if err := r.Append(h[:], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(hs) == 0 {
+		return rfc6962.DefaultHasher.EmptyRoot()
+	}
+	root, err := r.GetRootHash(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestLeafAndNodeHashesAreRFC6962(t *testing.T) {
+	b := block1()
+	u, _ := b.Unit(5)
+	salt := engine.UnitSalt(b.Seed, 5)
+	leaf := engine.AppendLeaf(nil, ref50, 5, salt, u)
+	if len(leaf) != engine.LeafSize {
+		t.Fatalf("leaf of %d bytes, want %d", len(leaf), engine.LeafSize)
+	}
+	if h := engine.LeafHash(ref50, 5, salt, u); !bytes.Equal(h[:], rfc6962.DefaultHasher.HashLeaf(leaf)) {
+		t.Fatal("leaf hash differs from RFC 6962's")
+	}
+	l, r := engine.Hash{1}, engine.Hash{2}
+	if h := engine.NodeHash(l, r); !bytes.Equal(h[:], rfc6962.DefaultHasher.HashChildren(l[:], r[:])) {
+		t.Fatal("node hash differs from RFC 6962's")
+	}
+}
+
+func TestMerkleRootMatchesTheLibrary(t *testing.T) {
+	all := leaves(300)
+	for n := 0; n <= len(all); n++ {
+		if got := engine.MerkleRoot(all[:n]); !bytes.Equal(got[:], libRoot(t, all[:n])) {
+			t.Fatalf("size %d: root differs", n)
+		}
+	}
+}
+
+func TestBlockCommitmentMatchesTheLibrary(t *testing.T) {
+	b := block1()
+	hs, err := engine.LeafHashes(ref50, engine.NewSalter(b.Seed), 0, b.Units)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Commitment[:], libRoot(t, hs)) {
+		t.Fatal("block commitment differs from the library's root of the same leaves")
+	}
+}
+
+// A known answer, for implementations in other languages (README).
+func TestCommitmentKnownAnswer(t *testing.T) {
+	b := block1()
+	salt := engine.UnitSalt(b.Seed, 0)
+	got := fmt.Sprintf("salt0=%s root=%s", salt, b.Commitment)
+	const want = "salt0=2c8463ac51f796043dcd8edc7d3dda424569314980cdd762a562ef88c1718ca0 root=a5ed595ed17db6a645b694e262ab6af45b8aa3d61cb7bdd6ef473b7432b9e0d1"
+	if got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+}
+
+func TestRangeProofs(t *testing.T) {
+	all := leaves(70)
+	for size := 1; size <= len(all); size++ {
+		tree := all[:size]
+		root := engine.MerkleRoot(tree)
+		levels := engine.MerkleLevels(tree)
+		for begin := 0; begin < size; begin++ {
+			for end := begin + 1; end <= size; end++ {
+				proof := engine.RangeProof(levels, uint64(begin), uint64(end))
+				if err := engine.VerifyRange(root, uint64(size), uint64(begin), tree[begin:end], proof); err != nil {
+					t.Fatalf("size %d [%d,%d): %v", size, begin, end, err)
+				}
+				checkWithLibrary(t, tree, root, begin, end, proof)
+			}
+		}
+	}
+}
+
+// checkWithLibrary rebuilds the root the library's way: the compact range of
+// [0, begin) from the proof's first hashes, the range's leaves, then the
+// compact range of [end, size) from the rest.
+func checkWithLibrary(t *testing.T, tree []engine.Hash, root engine.Hash, begin, end int, proof []engine.Hash) {
+	t.Helper()
+	nl := len(compact.RangeNodes(0, uint64(begin), nil))
+	if nl > len(proof) {
+		t.Fatalf("[%d,%d) of %d: %d proof hashes, the left range alone has %d", begin, end, len(tree), len(proof), nl)
+	}
+	r, err := factory.NewRange(0, uint64(begin), bs(proof[:nl]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range tree[begin:end] {
+		if err := r.Append(h[:], nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if end < len(tree) {
+		right, err := factory.NewRange(uint64(end), uint64(len(tree)), bs(proof[nl:]))
+		if err != nil {
+			t.Fatalf("[%d,%d) of %d: right range: %v", begin, end, len(tree), err)
+		}
+		if err := r.AppendRange(right, nil); err != nil {
+			t.Fatal(err)
+		}
+	} else if nl != len(proof) {
+		t.Fatalf("[%d,%d) of %d: extra proof hashes", begin, end, len(tree))
+	}
+	got, err := r.GetRootHash(nil)
+	if err != nil || !bytes.Equal(got, root[:]) {
+		t.Fatalf("[%d,%d) of %d: library rebuilds another root (%v)", begin, end, len(tree), err)
+	}
+}
+
+func TestRangeProofRefusesTampering(t *testing.T) {
+	tree := leaves(1000)
+	root := engine.MerkleRoot(tree)
+	levels := engine.MerkleLevels(tree)
+	proof := engine.RangeProof(levels, 200, 300)
+	flip := func(hs []engine.Hash, i int) []engine.Hash {
+		out := append([]engine.Hash(nil), hs...)
+		out[i][0] ^= 1
+		return out
+	}
+	other := leaves(2)[1]
+	cases := []struct {
+		name          string
+		size, begin   uint64
+		leaves, proof []engine.Hash
+	}{
+		{"a proof hash flipped", 1000, 200, tree[200:300], flip(proof, 0)},
+		{"the last proof hash flipped", 1000, 200, tree[200:300], flip(proof, len(proof)-1)},
+		{"a leaf changed", 1000, 200, flip(tree[200:300], 50), proof},
+		{"a leaf replaced", 1000, 200, append([]engine.Hash{other}, tree[201:300]...), proof},
+		{"shifted by one", 1000, 201, tree[200:300], proof},
+		{"a leaf missing", 1000, 200, tree[200:299], proof},
+		{"a proof hash missing", 1000, 200, tree[200:300], proof[1:]},
+		{"another size", 999, 200, tree[200:300], proof},
+		{"beyond the tree", 1000, 950, tree[200:300], proof},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := engine.VerifyRange(root, c.size, c.begin, c.leaves, c.proof); !errors.Is(err, engine.ErrBadProof) {
+				t.Fatalf("got %v, want ErrBadProof", err)
+			}
+		})
+	}
+}
+
+// The engine's build stays standard library only: only its external tests
+// import the reference library.
+func TestEngineImportsOnlyTheStandardLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "starfortune/engine").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	if deps := strings.Fields(string(out)); len(deps) != 1 || deps[0] != "starfortune/engine" {
+		t.Fatalf("engine depends on %v", deps)
+	}
+}
