@@ -175,7 +175,7 @@ END $$;
 
 -- push_sales applies a batch of this kiosk's sales (a JSON array, see
 -- central/client.go) in one statement: a row the central already holds
--- identically is a duplicate (a re-push), a row that cannot be a sale of
+-- identically, or already refused, is a duplicate (a re-push), a row that cannot be a sale of
 -- this kiosk (another kiosk's pack, a voided pack, a position already
 -- sold…) is kept in sale_conflicts for the audit and never merged.
 CREATE FUNCTION push_sales(p jsonb)
@@ -208,6 +208,7 @@ BEGIN
 		SELECT inc.*, CASE
 			WHEN EXISTS (SELECT 1 FROM sales s WHERE s.ticket = inc.ticket AND s.kiosk = k AND s.seq = inc.seq
 			             AND s.sold_at = inc.sold_at AND s.player = inc.player) THEN 'duplicate'
+			WHEN EXISTS (SELECT 1 FROM sale_conflicts c WHERE c.kiosk = k AND c.seq = inc.seq AND c.ticket = inc.ticket) THEN 'duplicate'
 			WHEN inc.seq <= v_last THEN 'sequence number already used by another sale'
 			WHEN inc.block_id IS NULL THEN 'unknown pack'
 			WHEN inc.p_kiosk IS DISTINCT FROM k THEN 'pack not held by this kiosk'
@@ -269,6 +270,7 @@ BEGIN
 	WITH judged AS (
 		SELECT x.*, CASE
 			WHEN EXISTS (SELECT 1 FROM movements m WHERE m.kiosk = k AND m.id = x.id AND m.seq = x.seq) THEN 'duplicate'
+			WHEN EXISTS (SELECT 1 FROM movement_conflicts c WHERE c.kiosk = k AND c.seq = x.seq) THEN 'duplicate'
 			WHEN x.seq <= v_last THEN 'sequence number already used by another movement'
 			WHEN x.kind NOT IN ('grant', 'credit', 'payout', 'sale') THEN 'unknown kind'
 		END AS verdict
