@@ -56,7 +56,7 @@ const centralUsage = `usage: starfortune central --db URL COMMAND
   units BLOCK                                          a closed block's sold units, JSON lines (for verify)
   pack void PACK --reason TEXT
   audit [--json]                                       exits 1 with findings
-URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…).`
+URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…)`
 
 // cmdCentral administers the fleet's central database (central/).
 func cmdCentral(ctx context.Context, args []string, out io.Writer) error {
