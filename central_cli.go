@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,9 +53,10 @@ const centralUsage = `usage: starfortune central --db URL COMMAND
   kiosks [--json]
   blocks [--json]
   show TICKET [--json]
+  units BLOCK                                          a closed block's sold units, JSON lines (for verify)
   pack void PACK --reason TEXT
   audit [--json]                                       exits 1 with findings
-URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…).`
+URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…)`
 
 // cmdCentral administers the fleet's central database (central/).
 func cmdCentral(ctx context.Context, args []string, out io.Writer) error {
@@ -96,6 +98,7 @@ var centralCommands = map[string]func(context.Context, *central.Admin, []string,
 	"kiosks":          centralKiosks,
 	"blocks":          centralBlocks,
 	"show":            centralShow,
+	"units":           centralUnits,
 	"pack void":       centralVoid,
 	"audit":           centralAudit,
 }
@@ -256,6 +259,47 @@ type fleetSaleJSON struct {
 	Revealed   bool       `json:"revealed"`
 }
 
+// fleetSaleLine is s as `central show --json` and `central units` print it.
+func fleetSaleLine(s engine.FleetSale) fleetSaleJSON {
+	t, stake := s.Ticket, s.Ticket.Block.Stake
+	j := fleetSaleJSON{Ticket: t.String(), Kiosk: s.Kiosk, Pack: s.Pack, Seq: s.Seq, Player: s.Player, StakeCents: int64(stake),
+		PrizeCents: int64(s.Unit.Prize(stake)), Block: t.Block.String(), Index: t.Index, Time: s.Time.Format(time.RFC3339), Revealed: s.Revealed}
+	for _, d := range s.Unit.Drops {
+		kind := "spot"
+		if d.Dest.Bonus {
+			kind = "bonus"
+		}
+		j.Drops = append(j.Drops, dropJSON{Slot: engine.NoSlot, Kind: kind, Index: d.Dest.Index, ValueCents: int64(d.Value(stake))})
+	}
+	return j
+}
+
+// centralUnits prints a closed block's sold units as JSON lines, which
+// `verify` reads with the block's revealed seed and published root.
+func centralUnits(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("units", flag.ContinueOnError)
+	pos, err := parse(fs, args)
+	if err != nil || len(pos) != 1 {
+		return usageError{errors.New("usage: units BLOCK (EE-SSS-NNNN)")}
+	}
+	ref, err := parseBlockRef(pos[0])
+	if err != nil {
+		return usageError{err}
+	}
+	sales, err := a.BlockSales(ctx, ref)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	for _, s := range sales {
+		if err := enc.Encode(fleetSaleLine(s)); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
 func centralShow(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("show", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -273,16 +317,7 @@ func centralShow(ctx context.Context, a *central.Admin, args []string, out io.Wr
 	}
 	stake := t.Block.Stake
 	if *asJSON {
-		j := fleetSaleJSON{Ticket: t.String(), Kiosk: s.Kiosk, Pack: s.Pack, Seq: s.Seq, Player: s.Player, StakeCents: int64(stake),
-			PrizeCents: int64(s.Unit.Prize(stake)), Block: t.Block.String(), Index: t.Index, Time: s.Time.Format(time.RFC3339), Revealed: s.Revealed}
-		for _, d := range s.Unit.Drops {
-			kind := "spot"
-			if d.Dest.Bonus {
-				kind = "bonus"
-			}
-			j.Drops = append(j.Drops, dropJSON{Slot: engine.NoSlot, Kind: kind, Index: d.Dest.Index, ValueCents: int64(d.Value(stake))})
-		}
-		return printJSON(out, j)
+		return printJSON(out, fleetSaleLine(s))
 	}
 	fmt.Fprintf(out, "ticket %s\nsold by kiosk %s (pack %s, sale %d) on %s to %s\nstake %s, prize %s: %s ; %s\n",
 		t, s.Kiosk, s.Pack, s.Seq, s.Time.Local().Format("02/01/2006 15:04:05"), s.Player, stake, s.Unit.Prize(stake),

@@ -367,6 +367,43 @@ func (a *Admin) Show(ctx context.Context, t engine.Ticket) (engine.FleetSale, er
 	return s, nil
 }
 
+// ErrBlockOpen: the block is not closed, so its sales are not listed.
+var ErrBlockOpen = errors.New("central: the block is not closed (or does not exist): its units are listed once it is")
+
+// BlockSales lists the sold units of a closed block, in position order: what
+// anyone recomputes its root from, with its revealed seed (voided positions
+// are drawn again from the seed).
+func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.FleetSale, error) {
+	var closed bool
+	err := a.pool.QueryRow(ctx, "SELECT closed_at IS NOT NULL FROM blocks WHERE emission = $1 AND stake_cents = $2 AND number = $3",
+		int(ref.Emission), int(ref.Stake), int(ref.Number)).Scan(&closed)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && !closed {
+		return nil, fmt.Errorf("%w: %s", ErrBlockOpen, ref)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	rows, _ := a.pool.Query(ctx, query("block_sales"), int(ref.Emission), int(ref.Stake), int(ref.Number))
+	var out []engine.FleetSale
+	var pos int64
+	var s engine.FleetSale
+	var seq int64
+	var unit []byte
+	_, err = pgx.ForEachRow(rows, []any{&pos, &s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed}, func() error {
+		u, err := engine.DecodeUnit(unit)
+		if err != nil {
+			return fmt.Errorf("position %d: %w", pos, err)
+		}
+		s.Ticket, s.Seq, s.Unit = engine.Ticket{Block: ref, Index: uint32(pos)}, uint64(seq), u
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("central: %w", err)
+	}
+	return out, nil
+}
+
 // scanSale reads kiosk, pack, seq, sold_at, player, unit, revealed.
 func scanSale(row pgx.Row, t engine.Ticket) (engine.FleetSale, error) {
 	s := engine.FleetSale{Ticket: t}

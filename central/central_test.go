@@ -419,6 +419,9 @@ func TestPositionSoldTwiceIsCaught(t *testing.T) {
 	if r := push(t, c, again); r.Conflicts != 1 || r.Applied != 0 {
 		t.Fatalf("second sale of a position: %+v, want a conflict", r)
 	}
+	if r := push(t, c, again); r.Duplicates != 1 || r.Conflicts != 0 || r.LastSeq != 4 {
+		t.Fatalf("re-push of the refused sale: %+v, want a duplicate", r)
+	}
 	s, err := f.admin.Show(ctx, p.Ticket(2))
 	if err != nil || s.Player != "ann" || s.Seq != 3 {
 		t.Fatalf("the first sale changed: %+v %v", s, err)

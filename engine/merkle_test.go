@@ -101,7 +101,7 @@ func TestCommitmentKnownAnswer(t *testing.T) {
 	b := block1()
 	salt := engine.UnitSalt(b.Seed, 0)
 	got := fmt.Sprintf("salt0=%s root=%s", salt, b.Commitment)
-	const want = "salt0=2c8463ac51f796043dcd8edc7d3dda424569314980cdd762a562ef88c1718ca0 root=a5ed595ed17db6a645b694e262ab6af45b8aa3d61cb7bdd6ef473b7432b9e0d1"
+	const want = "salt0=a01cbdb97fb71ca9f479708dfe8f8157c1817e1214222a83a127e5b3961b20e8 root=1a728c3f199f4f17c3e1b71b79fb56acaee35e0b0374bc32b48bd22360500f08"
 	if got != want {
 		t.Fatalf("got %s\nwant %s", got, want)
 	}

@@ -2,7 +2,7 @@
 -- reads or writes them; kiosk roles have no right on any table and reach
 -- them only through the SECURITY DEFINER functions of 0002.
 
-CREATE EXTENSION IF NOT EXISTS pgcrypto; -- hmac() for the salts handed out with a pack
+CREATE EXTENSION IF NOT EXISTS pgcrypto; -- digest() for the salts and leaves handed out with a pack
 
 CREATE TABLE emissions (
 	id         int PRIMARY KEY CHECK (id BETWEEN 1 AND 99),

@@ -36,7 +36,7 @@ END $$;
 -- The leaf hash of a block's unit (engine/merkle.go): its salt, block and
 -- position, then the tail leaf_tails holds for its 3-byte encoding.
 CREATE FUNCTION sf_leaf(b bigint, pos bigint) RETURNS bytea LANGUAGE sql STABLE AS $$
-	SELECT digest('\x00'::bytea || hmac(int4send(pos::int), s.seed, 'sha256') || int2send(bl.emission::int2)
+	SELECT digest('\x00'::bytea || digest(s.seed || int4send(pos::int), 'sha256') || int2send(bl.emission::int2)
 	              || int2send(bl.stake_cents::int2) || int4send(bl.number) || int4send(pos::int) || t.tail, 'sha256')
 	  FROM blocks bl
 	  JOIN block_seeds s ON s.block_id = bl.id
@@ -71,7 +71,7 @@ CREATE FUNCTION sf_close_if_done(b bigint) RETURNS void LANGUAGE sql AS $$
 $$;
 
 -- sf_pack_payload is what a kiosk receives for one of its packs: the
--- units, their salts (HMAC-SHA256(seed, position u32 BE), engine/merkle.go)
+-- units, their salts (SHA-256(seed || position u32 BE), engine/merkle.go)
 -- and the range proof's hashes: the compact range of [0, first) largest
 -- first, then the aligned subtrees of [first+count, size) left to right.
 CREATE FUNCTION sf_pack_payload(p_serial text)
@@ -105,7 +105,7 @@ BEGIN
 		v_proof := v_proof || sf_node(pk.block_id, lv, e >> lv);
 		e := e + (1::bigint << lv);
 	END LOOP;
-	SELECT string_agg(hmac(int4send(i), bs.seed, 'sha256'), ''::bytea ORDER BY i) INTO v_salts
+	SELECT string_agg(digest(bs.seed || int4send(i), 'sha256'), ''::bytea ORDER BY i) INTO v_salts
 	  FROM block_seeds bs, generate_series(pk.first, pk.first + pk.count - 1) AS i
 	 WHERE bs.block_id = pk.block_id;
 	RETURN QUERY SELECT pk.serial, v_em, v_stake, v_num, v_size, pk.first, pk.count,
@@ -175,7 +175,7 @@ END $$;
 
 -- push_sales applies a batch of this kiosk's sales (a JSON array, see
 -- central/client.go) in one statement: a row the central already holds
--- identically is a duplicate (a re-push), a row that cannot be a sale of
+-- identically, or already refused, is a duplicate (a re-push), a row that cannot be a sale of
 -- this kiosk (another kiosk's pack, a voided pack, a position already
 -- sold…) is kept in sale_conflicts for the audit and never merged.
 CREATE FUNCTION push_sales(p jsonb)
@@ -208,6 +208,7 @@ BEGIN
 		SELECT inc.*, CASE
 			WHEN EXISTS (SELECT 1 FROM sales s WHERE s.ticket = inc.ticket AND s.kiosk = k AND s.seq = inc.seq
 			             AND s.sold_at = inc.sold_at AND s.player = inc.player) THEN 'duplicate'
+			WHEN EXISTS (SELECT 1 FROM sale_conflicts c WHERE c.kiosk = k AND c.seq = inc.seq AND c.ticket = inc.ticket) THEN 'duplicate'
 			WHEN inc.seq <= v_last THEN 'sequence number already used by another sale'
 			WHEN inc.block_id IS NULL THEN 'unknown pack'
 			WHEN inc.p_kiosk IS DISTINCT FROM k THEN 'pack not held by this kiosk'
@@ -269,6 +270,7 @@ BEGIN
 	WITH judged AS (
 		SELECT x.*, CASE
 			WHEN EXISTS (SELECT 1 FROM movements m WHERE m.kiosk = k AND m.id = x.id AND m.seq = x.seq) THEN 'duplicate'
+			WHEN EXISTS (SELECT 1 FROM movement_conflicts c WHERE c.kiosk = k AND c.seq = x.seq) THEN 'duplicate'
 			WHEN x.seq <= v_last THEN 'sequence number already used by another movement'
 			WHEN x.kind NOT IN ('grant', 'credit', 'payout', 'sale') THEN 'unknown kind'
 		END AS verdict

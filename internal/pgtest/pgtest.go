@@ -123,8 +123,14 @@ func Start() (*Cluster, error) {
 	if base == "" {
 		base = "/tmp"
 	}
+	reapOrphans(base)
 	dir, err := os.MkdirTemp(base, "sf-pg-")
 	if err != nil {
+		return nil, err
+	}
+	// The owner's pid: a test binary killed by its timeout never runs
+	// Main's Stop, and the next Start reaps its cluster.
+	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
 	c := &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}
@@ -164,6 +170,24 @@ func Start() (*Cluster, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// reapOrphans stops and removes the clusters under base whose test binary
+// is gone.
+func reapOrphans(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "sf-pg-*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "owner.pid"))
+		pid, perr := strconv.Atoi(string(b))
+		if err != nil || perr != nil || syscall.Kill(pid, 0) == nil {
+			continue // not ours, or its owner still runs
+		}
+		c := &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}
+		if os.Geteuid() == 0 {
+			c.asUser = []string{"runuser", "-u", "postgres", "--"}
+		}
+		c.Stop()
+	}
 }
 
 // Start starts the cluster's server (again, after Stop or Kill).
