@@ -461,8 +461,6 @@ func fdIno(fd int) (uint64, error) {
 
 func errno(err error) syscall.Errno { return fs.ToErrno(err) }
 
-
-
 // Require skips t when the file system cannot be mounted here, saying why;
 // under CI (the CI environment variable set) it fails t instead: a power-cut
 // test that cannot run must not pass.
