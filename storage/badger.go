@@ -81,7 +81,7 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 	}
 	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{}), disk: newDiskGuard(dir)}
 	s.gc.Add(1)
-	go s.gcLoop(gcInterval)
+	go s.gcLoop(tuning.gcInterval())
 	log.Info().Str("dir", dir).Uint32("schema", schemaVersion).Msg("storage opened")
 	return s, nil
 }
@@ -94,7 +94,7 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 // in the heap. Values keep Badger's default threshold (1 MB), so ours all
 // live in the LSM tree.
 func options(dir string, log zerolog.Logger) badger.Options {
-	return badger.DefaultOptions(dir).
+	o := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
 		WithMemTableSize(8 << 20).
 		WithNumMemtables(2).
@@ -107,6 +107,7 @@ func options(dir string, log zerolog.Logger) badger.Options {
 		WithMetricsEnabled(false).
 		WithLogger(badgerLogger{log}).
 		WithLoggingLevel(badger.WARNING)
+	return tuning.apply(o)
 }
 
 func openDB(dir string, log zerolog.Logger) (db *badger.DB, err error) {
@@ -231,6 +232,10 @@ func (s *Store) gcLoop(every time.Duration) {
 
 // collect rewrites value-log files while one is at least half garbage.
 func (s *Store) collect() {
+	if tuning.OnGC != nil {
+		tuning.OnGC(true)
+		defer tuning.OnGC(false)
+	}
 	for n := 0; ; n++ {
 		select {
 		case <-s.stop:

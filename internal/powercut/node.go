@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
@@ -242,7 +243,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 		if err := os.Rename(from, to); err != nil {
 			return errno(err)
 		}
-		n.pc.named([]string{filepath.Dir(from), filepath.Dir(to)}, func() error { return os.Rename(to, from) }, nil)
+		n.pc.named(to, []string{filepath.Dir(from), filepath.Dir(to)}, func() error { return os.Rename(to, from) }, nil)
 		return 0
 	})
 }
@@ -305,7 +306,11 @@ func (f *file) Write(ctx context.Context, data []byte, off int64) (n uint32, e s
 		}
 		f.pc.mu.Lock()
 		f.pc.stats.Writes++
+		watched := f.pc.watch != nil
 		f.pc.mu.Unlock()
+		if watched {
+			f.pc.touched("/proc/self/fd/" + strconv.Itoa(f.fd()))
+		}
 		n, e = f.LoopbackFile.Write(ctx, data, off)
 		return e
 	})

@@ -31,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -62,6 +63,8 @@ type FS struct {
 	names   []*nameUndo            // in the order they happened
 	stashed int
 	stats   Stats
+	watch   func(rel string) bool // see Watch
+	fired   chan struct{}
 }
 
 // Stats counts what the file system saw and, after Cut, what it undid.
@@ -70,6 +73,9 @@ type Stats struct {
 	FilesReverted            int   // files whose unsynced data Cut discarded
 	BytesReverted            int64 // bytes of old contents Cut wrote back
 	NamesUndone              int   // directory changes Cut undid
+	// Lost names, relative to the backing directory, the files whose
+	// unsynced data and the entries whose unsynced changes Cut undid.
+	Lost []string
 }
 
 // fileUndo is what it takes to bring a file back to its last synced state.
@@ -81,6 +87,7 @@ type fileUndo struct {
 
 // nameUndo is a directory change not yet made durable.
 type nameUndo struct {
+	path string       // the entry changed, for Stats.Lost
 	dirs []uint64     // the directories whose sync makes it durable
 	undo func() error // puts the entry back as it was
 	done func()       // once durable: forget what undo needed
@@ -215,6 +222,12 @@ func (p *FS) Cut() (Stats, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, u := range p.files {
+		p.stats.Lost = append(p.stats.Lost, p.rel(fmt.Sprint("/proc/self/fd/", u.f.Fd())))
+	}
+	for _, u := range p.names {
+		p.stats.Lost = append(p.stats.Lost, p.rel(u.path))
+	}
+	for _, u := range p.files {
 		for off, old := range u.pages {
 			if _, werr := u.f.WriteAt(old, off); werr != nil {
 				err = errors.Join(err, werr)
@@ -246,6 +259,42 @@ func (p *FS) kill() bool {
 	was := p.dead
 	p.dead = true
 	return !was
+}
+
+// rel is the path of a backing file (or of a descriptor of one under
+// /proc/self/fd) relative to the backing directory.
+func (p *FS) rel(path string) string {
+	if l, err := os.Readlink(path); err == nil && strings.HasPrefix(path, "/proc/") {
+		path = l
+	}
+	if r, err := filepath.Rel(p.backing, path); err == nil {
+		return r
+	}
+	return path
+}
+
+// Watch returns a channel that receives when a write, or a directory
+// change, touches a path (relative to the backing directory) that match
+// accepts: a test cuts on it, to land a cut in the middle of some work.
+// The file system keeps running; the receiver cuts when it wants.
+func (p *FS) Watch(match func(rel string) bool) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.watch, p.fired = match, make(chan struct{}, 1)
+	return p.fired
+}
+
+// touched signals the watcher if path is one it waits for.
+func (p *FS) touched(path string) {
+	p.mu.Lock()
+	match, fired := p.watch, p.fired
+	p.mu.Unlock()
+	if match != nil && match(p.rel(path)) {
+		select {
+		case fired <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // detach unmounts without waiting for anyone: after an abort the server's
@@ -378,8 +427,9 @@ func (p *FS) synced(ino uint64) {
 
 // named records a directory change; dirs are the paths of the directories
 // whose sync makes it durable.
-func (p *FS) named(dirs []string, undo func() error, done func()) {
-	u := &nameUndo{undo: undo, done: done}
+func (p *FS) named(path string, dirs []string, undo func() error, done func()) {
+	p.touched(path)
+	u := &nameUndo{path: path, undo: undo, done: done}
 	for _, d := range dirs {
 		var st syscall.Stat_t
 		if syscall.Stat(d, &st) == nil {
@@ -427,7 +477,7 @@ func (p *FS) remove(path string) error {
 	if err := os.Rename(path, aside); err != nil {
 		return err
 	}
-	p.named([]string{filepath.Dir(path)},
+	p.named(path, []string{filepath.Dir(path)},
 		func() error { return os.Rename(aside, path) },
 		func() { os.RemoveAll(aside) })
 	return nil
@@ -435,7 +485,7 @@ func (p *FS) remove(path string) error {
 
 // created records that path is new.
 func (p *FS) created(path string) {
-	p.named([]string{filepath.Dir(path)}, func() error { return os.RemoveAll(path) }, nil)
+	p.named(path, []string{filepath.Dir(path)}, func() error { return os.RemoveAll(path) }, nil)
 }
 
 var errIsDir = errors.New("is a directory")
