@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 )
 
 // gcInterval is how often the value log is garbage-collected. Our values are
@@ -66,6 +67,10 @@ func DefaultDir() string {
 func Open(dir string, log zerolog.Logger) (*Store, error) {
 	if err := checkDir(dir, log); err != nil {
 		return nil, err
+	}
+	// Badger makes the directory without syncing the one holding it.
+	if err := fsync.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrStorage, err)
 	}
 	db, err := openDB(dir, log)
 	if err != nil {
@@ -297,6 +302,9 @@ func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
 	}
 	if v := binary.BigEndian.Uint32(hdr[len(backupMagic):]); v > schemaVersion || v != schemaVersion && migrations[v] == nil {
 		return fmt.Errorf("restore into %s: backup of data schema version %d, this program reads version %d", dir, v, schemaVersion)
+	}
+	if err := fsync.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("restore into %s: %w", dir, err)
 	}
 	defer func() {
 		if err == nil {

@@ -125,6 +125,18 @@ func (p *FS) truncating(fd int, path string, size int64) syscall.Errno {
 	l := p.inodeLock(ino)
 	l.Lock()
 	defer l.Unlock()
+	var st syscall.Stat_t
+	if fd >= 0 {
+		err = syscall.Fstat(fd, &st)
+	} else {
+		err = syscall.Stat(path, &st)
+	}
+	p.mu.Lock()
+	_, changed := p.files[ino]
+	p.mu.Unlock()
+	if err == nil && st.Size == size && !changed {
+		return 0 // nothing changes (Badger sets its MANIFEST's size at each start)
+	}
 	return errno(p.keep(fd, path, ino, size, 1<<62))
 }
 
