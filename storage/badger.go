@@ -235,21 +235,25 @@ func (s *Store) gcLoop(every time.Duration) {
 	}
 }
 
-// collect rewrites value-log files while one is at least half garbage.
+// collect rewrites value-log files while one is at least half garbage
+// (tests may ask for less).
 func (s *Store) collect() {
+	event := func(string) {}
 	if tuning.OnGC != nil {
-		tuning.OnGC(true)
-		defer tuning.OnGC(false)
+		event = tuning.OnGC
 	}
+	event("start")
+	defer event("end")
 	for n := 0; ; n++ {
 		select {
 		case <-s.stop:
 			return
 		default:
 		}
-		err := s.db.RunValueLogGC(0.5)
+		err := s.db.RunValueLogGC(tuning.gcDiscardRatio())
 		switch {
 		case err == nil:
+			event("rewrote")
 			continue
 		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected):
 			if n > 0 {

@@ -18,9 +18,11 @@ type Tuning struct {
 	ValueThreshold   int64
 	ValueLogFileSize int64
 	GCInterval       time.Duration
+	GCDiscardRatio   float64 // rewrite a value-log file this much garbage
 	// OnGC, if set, is called when a round of value-log garbage
-	// collection starts (true) and ends (false).
-	OnGC func(start bool)
+	// collection starts ("start"), after each value-log file it rewrote
+	// ("rewrote"), and when it ends ("end").
+	OnGC func(event string)
 }
 
 // tuning is set by Tune; the kiosk never sets it.
@@ -44,6 +46,13 @@ func (t Tuning) apply(o badger.Options) badger.Options {
 		o = o.WithValueLogFileSize(t.ValueLogFileSize)
 	}
 	return o
+}
+
+func (t Tuning) gcDiscardRatio() float64 {
+	if t.GCDiscardRatio > 0 {
+		return t.GCDiscardRatio
+	}
+	return 0.5
 }
 
 func (t Tuning) gcInterval() time.Duration {
