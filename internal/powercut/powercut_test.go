@@ -1,14 +1,19 @@
 package powercut
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func mount(t *testing.T) (*FS, string) {
@@ -180,25 +185,16 @@ func TestCut(t *testing.T) {
 		}},
 
 		{"mmap without msync lost", func(t *testing.T, mnt string) {
-			f := mapped(t, mnt, 3*page)
-			m, _ := syscall.Mmap(int(f.Fd()), 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-			copy(m[page:], "written through the mapping, never synced")
 			// The cut comes while the pages are dirty in the kernel: the
 			// abort must keep the kernel from writing them back.
+			mapWriter(t, mnt, false)
 		}, func(t *testing.T, b string) {
 			time.Sleep(100 * time.Millisecond)
 			want(t, filepath.Join(b, "m"), strings.Repeat("\x00", 3*page))
 		}},
 
 		{"mmap with msync kept", func(t *testing.T, mnt string) {
-			f := mapped(t, mnt, 3*page)
-			m, _ := syscall.Mmap(int(f.Fd()), 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
-			copy(m[page:], "synced")
-			if err := msync(m); err != nil {
-				t.Fatal(err)
-			}
-			copy(m[2*page:], "not synced")
-			syscall.Munmap(m)
+			mapWriter(t, mnt, true)
 		}, func(t *testing.T, b string) {
 			w := make([]byte, 3*page)
 			copy(w[page:], "synced")
@@ -214,20 +210,52 @@ func TestCut(t *testing.T) {
 	}
 }
 
-// mapped makes a durable file of n zero bytes and opens it for mapping.
-func mapped(t *testing.T, mnt string, n int) *os.File {
+// mapWriter makes a durable file of three zero pages, and has a child
+// write into it through a shared mapping: "synced" in the second page,
+// msynced if sync, then "not synced" in the third. The child waits to be
+// killed (after the cut). A page fault on a FUSE file served by the same
+// process can deadlock the Go runtime: the mapping is the child's.
+func mapWriter(t *testing.T, mnt string, sync bool) {
 	t.Helper()
-	durable(t, filepath.Join(mnt, "m"), make([]byte, n))
-	f, err := os.OpenFile(filepath.Join(mnt, "m"), os.O_RDWR, 0)
-	if err != nil {
+	durable(t, filepath.Join(mnt, "m"), make([]byte, 3*page))
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "POWERCUT_MAP_WRITER="+filepath.Join(mnt, "m"), fmt.Sprint("POWERCUT_MAP_SYNC=", sync))
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, _ := bufio.NewReader(out).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("map writer: %q", line)
+	}
 }
 
-func msync(b []byte) error {
-	return syscallMsync(b)
+func TestMain(m *testing.M) {
+	if path := os.Getenv("POWERCUT_MAP_WRITER"); path != "" {
+		os.Exit(mapWrite(path, os.Getenv("POWERCUT_MAP_SYNC") == "true"))
+	}
+	os.Exit(m.Run())
+}
+
+func mapWrite(path string, sync bool) int {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err == nil {
+		var m []byte
+		if m, err = unix.Mmap(int(f.Fd()), 0, 3*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED); err == nil {
+			copy(m[page:], "synced")
+			if sync {
+				err = unix.Msync(m, unix.MS_SYNC)
+			}
+			copy(m[2*page:], "not synced")
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("ready")
+	select {}
 }
 
 // A cut while a writer appends and syncs in a loop keeps exactly what the
