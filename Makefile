@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: run build deps deps-window test unit smoke soak bench package lint clean
+.PHONY: run build deps deps-window test unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -41,6 +41,12 @@ smoke: build deps-window
 ## soak: the random-kill test at length (100 SIGKILLs), not part of make test
 soak: deps
 	STARFORTUNE_SOAK_KILLS=$${KILLS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestRandomKills' -count 1 -timeout 60m -v . | grep -E 'kills|^(ok|FAIL|---)'
+
+## powercut: the power-cut test at length (100 cuts on a file system that
+## loses what was not synced, see internal/powercut; CUTS=N for another
+## count), not part of make test, which makes 10; prints the figures
+powercut: deps
+	STARFORTUNE_POWERCUTS=$${CUTS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestPowerCuts$$' -count 1 -timeout 90m .
 
 ## bench: one line per budget, each against a baseline measured in the same
 ## run (about 2 minutes; not part of `make test`)

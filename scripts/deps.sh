@@ -3,7 +3,7 @@
 # first, so a machine that has them pays nothing. Runs as root or through sudo.
 set -eu
 pkgs="gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
-libxinerama-dev libxi-dev libxxf86vm-dev"
+libxinerama-dev libxi-dev libxxf86vm-dev fuse3"
 [ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace"
 missing=""
 for p in $pkgs; do
