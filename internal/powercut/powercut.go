@@ -163,28 +163,12 @@ func fusectlMounted() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, f := range splitFields(string(b)) {
+	for _, f := range strings.Fields(string(b)) {
 		if f == "fusectl" {
 			return true, nil
 		}
 	}
 	return false, nil
-}
-
-func splitFields(s string) []string {
-	var out []string
-	start := -1
-	for i, c := range s {
-		if c == ' ' || c == '\n' {
-			if start >= 0 {
-				out = append(out, s[start:i])
-				start = -1
-			}
-		} else if start < 0 {
-			start = i
-		}
-	}
-	return out
 }
 
 // Dir is the mount point.
@@ -488,15 +472,10 @@ func (p *FS) created(path string) {
 	p.named(path, []string{filepath.Dir(path)}, func() error { return os.RemoveAll(path) }, nil)
 }
 
-var errIsDir = errors.New("is a directory")
-
 func inoOf(path string) (uint64, error) {
 	var st syscall.Stat_t
 	if err := syscall.Stat(path, &st); err != nil {
 		return 0, err
-	}
-	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
-		return st.Ino, errIsDir
 	}
 	return st.Ino, nil
 }
