@@ -33,7 +33,9 @@ import (
 // bring everything back.
 
 // cutRounds is how many cuts TestPowerCuts makes: 10 in make test, more
-// through STARFORTUNE_POWERCUTS (`make powercut` asks for 100).
+// through STARFORTUNE_POWERCUTS (`make powercut` asks for 100). make test
+// runs it without -race: its children, built with the race detector, take
+// minutes to give value-log GC something to rewrite.
 func cutRounds() int {
 	if n, err := strconv.Atoi(os.Getenv("STARFORTUNE_POWERCUTS")); err == nil && n > 0 {
 		return n
