@@ -44,9 +44,13 @@ soak: deps
 
 ## powercut: the power-cut test at length (100 cuts on a file system that
 ## loses what was not synced, see internal/powercut; CUTS=N for another
-## count), not part of make test, which makes 10; prints the figures
+## count), not part of make test, which makes 10; prints the figures, and
+## keeps each cut's log in bin/powercut.log
 powercut: deps
-	STARFORTUNE_POWERCUTS=$${CUTS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestPowerCuts$$' -count 1 -timeout 90m .
+	@mkdir -p bin
+	@echo "$${CUTS:-100} power cuts (about 5 s each; log in bin/powercut.log)"
+	@STARFORTUNE_POWERCUTS=$${CUTS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestPowerCuts$$' -count 1 -timeout 90m -v . >bin/powercut.log 2>&1; \
+	status=$$?; grep -E '^POWERCUT|^(ok|FAIL|--- )|_test.go:[0-9]+: [^rc]' bin/powercut.log; exit $$status
 
 ## bench: one line per budget, each against a baseline measured in the same
 ## run (about 2 minutes; not part of `make test`)

@@ -194,6 +194,8 @@ func fileKind(p string) string {
 	switch ext := filepath.Ext(base); {
 	case ext == ".sst", ext == ".mem", ext == ".vlog", ext == ".sfj", ext == ".sfbak":
 		return ext
+	case ext == ".partial":
+		return "backup.partial"
 	case strings.HasPrefix(base, "MANIFEST"), base == "KEYREGISTRY", base == "LOCK":
 		return base
 	case strings.Contains(p, "logs"):
