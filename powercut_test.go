@@ -263,6 +263,7 @@ func (c *cutTest) classify(phase string, gc bool, st cutInfo) {
 	switch {
 	case gc:
 		phase = "GC"
+	case phase == "block drawing": // its chunks are flushed to tables too
 	case slices.ContainsFunc(st.Lost, func(p string) bool { return strings.HasSuffix(p, ".sst") }):
 		phase = "flush/compaction"
 	}
