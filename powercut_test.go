@@ -89,18 +89,18 @@ var cutScenarios = []cutScenario{
 
 // cutTest is the state of TestPowerCuts between rounds.
 type cutTest struct {
-	t        *testing.T
-	root     string
-	mnt      string
-	backing  string // the current backing directory; the data directory is data/ in it
-	printed  []opLine
-	known    map[string]bool
-	fs       *powercut.FS
-	phases   map[string]int // cuts by what was under way
-	acked    int            // operations acknowledged before a cut
-	recovers map[string]int // why a start needed recover, and how often
-	lost     []string       // everything any cut undid, by kind of file
-	gcRewrites int          // value-log files rewritten by GC in the children
+	t          *testing.T
+	root       string
+	mnt        string
+	backing    string // the current backing directory; the data directory is data/ in it
+	printed    []opLine
+	known      map[string]bool
+	fs         *powercut.FS
+	phases     map[string]int // cuts by what was under way
+	acked      int            // operations acknowledged before a cut
+	recovers   map[string]int // why a start needed recover, and how often
+	lost       []string       // everything any cut undid, by kind of file
+	gcRewrites int            // value-log files rewritten by GC in the children
 }
 
 func (c *cutTest) data() string { return filepath.Join(c.backing, "data") }
