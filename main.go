@@ -26,6 +26,7 @@ import (
 	"gopkg.in/natefinch/lumberjack.v2"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 	"starfortune/journal"
 	"starfortune/storage"
 	"starfortune/ui"
@@ -237,7 +238,7 @@ func runWindow(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog
 // openLog writes JSON lines to a rotated file in the data directory, and a
 // human console copy to stderr when STARFORTUNE_DEV is set.
 func openLog(dir string) (zerolog.Logger, func(), error) {
-	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o750); err != nil {
+	if err := fsync.MkdirAll(filepath.Join(dir, "logs"), 0o750); err != nil { // the data directory's first use
 		return zerolog.Nop(), nil, fmt.Errorf("data directory %s: %w", dir, err)
 	}
 	file := &lumberjack.Logger{Filename: filepath.Join(dir, "logs", "starfortune.log"), MaxSize: 20, MaxBackups: 10, Compress: true}

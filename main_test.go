@@ -24,6 +24,7 @@ import (
 // STARFORTUNE_AS_MAIN=1 runs main's run() on its arguments, so crash tests
 // kill a real process without building another binary.
 func TestMain(m *testing.M) {
+	tuneChild(os.Getenv("STARFORTUNE_TUNING")) // a power-cut test's child
 	if os.Getenv("STARFORTUNE_AS_MAIN") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}

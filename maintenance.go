@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 	"starfortune/journal"
 	"starfortune/storage"
 )
@@ -42,8 +43,8 @@ func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, a
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("%s already exists: choose a new file", path)
 	}
-	tmp := path + ".partial"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	tmp := path + ".partial" // one left by a backup cut short is overwritten
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o640)
 	if err != nil {
 		return err
 	}
@@ -87,7 +88,7 @@ func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, a
 	if err := errors.Join(tw.Close(), gz.Close(), f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := fsync.Rename(tmp, path); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "backup written to %s\n", path)
@@ -102,6 +103,13 @@ func cmdRestore(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 		if _, err := os.Stat(p); err == nil {
 			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
 		}
+	}
+	// The backup is restored beside its places and moved in once whole,
+	// so that a restore cut short (a power cut) leaves no store that
+	// opens with part of the backup. Copies left by one are started over.
+	store, jpath := d.store()+".restoring", d.journal()+".restoring"
+	if err := errors.Join(os.RemoveAll(store), os.RemoveAll(jpath)); err != nil {
+		return err
 	}
 	f, err := os.Open(args[0])
 	if err != nil {
@@ -124,19 +132,31 @@ func cmdRestore(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 		}
 		switch h.Name {
 		case backupStore:
-			err = storage.Restore(d.store(), tr, logger)
+			err = storage.Restore(store, tr, logger)
 		case backupJournal:
-			err = restoreJournal(d.journal(), tr)
+			err = restoreJournal(jpath, tr)
 		default:
 			err = fmt.Errorf("unexpected member %q", h.Name)
 		}
 		if err != nil {
+			os.RemoveAll(store)
+			os.Remove(jpath)
 			return fmt.Errorf("restore %s from %s: %w", h.Name, args[0], err)
 		}
 		seen[h.Name] = true
 	}
 	if !seen[backupStore] || !seen[backupJournal] {
+		os.RemoveAll(store)
+		os.Remove(jpath)
 		return fmt.Errorf("%s is incomplete: it lacks the store or the journal", args[0])
+	}
+	// The journal first: cut between the two, the start finds the store
+	// behind its journal, says so, and recover rebuilds it.
+	if err := fsync.Rename(jpath, d.journal()); err != nil {
+		return err
+	}
+	if err := fsync.Rename(store, d.store()); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
 	return auditAfter(ctx, d, cfg, logger, out)
@@ -200,13 +220,15 @@ func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 	}
 	if _, err := os.Stat(d.store()); err == nil {
 		aside := d.store() + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := os.Rename(d.store(), aside); err != nil {
+		if err := fsync.Rename(d.store(), aside); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "the old store is kept in %s\n", aside)
 		logger.Warn().Str("moved_to", aside).Msg("recover: damaged store moved aside")
 	}
-	if err := os.Rename(building, d.store()); err != nil {
+	// Cut between the two renames, the next start finds no store, makes
+	// an empty one behind the journal and says so; recover runs again.
+	if err := fsync.Rename(building, d.store()); err != nil {
 		return err
 	}
 	j.Close()

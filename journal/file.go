@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 )
 
 // chunk is how much of the file's end Open reads at a time looking for the
@@ -72,11 +73,22 @@ var _ engine.Journal = (*File)(nil)
 // the whole chain. A file held by another process gives an error wrapping
 // engine.ErrInUse.
 func Open(path string) (*File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+	if err := fsync.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("%w: journal: %w", engine.ErrStorage, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	created := errors.Is(err, os.ErrNotExist)
+	if created {
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	}
+	if err == nil && created {
+		// Its name must be on the disk before its first entry is.
+		err = fsync.Dir(filepath.Dir(path))
+	}
 	if err != nil {
+		if f != nil {
+			f.Close()
+		}
 		return nil, fmt.Errorf("%w: journal: %w", engine.ErrStorage, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {

@@ -3,7 +3,7 @@
 # first, so a machine that has them pays nothing. Runs as root or through sudo.
 set -eu
 pkgs="gcc libc6-dev patch pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
-libxinerama-dev libxi-dev libxxf86vm-dev"
+libxinerama-dev libxi-dev libxxf86vm-dev fuse3"
 # --window: what `make test` needs besides the build (postgresql: the fleet tests start
 # their own private cluster with its binaries; nothing uses the cluster the package sets up).
 [ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace postgresql"

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 )
 
 // gcInterval is how often the value log is garbage-collected. Our values are
@@ -67,6 +68,10 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 	if err := checkDir(dir, log); err != nil {
 		return nil, err
 	}
+	// Badger makes the directory without syncing the one holding it.
+	if err := fsync.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("%w: %w", engine.ErrStorage, err)
+	}
 	db, err := openDB(dir, log)
 	if err != nil {
 		return nil, err
@@ -81,7 +86,7 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 	}
 	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{}), disk: newDiskGuard(dir)}
 	s.gc.Add(1)
-	go s.gcLoop(gcInterval)
+	go s.gcLoop(tuning.gcInterval())
 	log.Info().Str("dir", dir).Uint32("schema", schemaVersion).Msg("storage opened")
 	return s, nil
 }
@@ -94,7 +99,7 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 // in the heap. Values keep Badger's default threshold (1 MB), so ours all
 // live in the LSM tree.
 func options(dir string, log zerolog.Logger) badger.Options {
-	return badger.DefaultOptions(dir).
+	o := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
 		WithMemTableSize(8 << 20).
 		WithNumMemtables(2).
@@ -107,6 +112,7 @@ func options(dir string, log zerolog.Logger) badger.Options {
 		WithMetricsEnabled(false).
 		WithLogger(badgerLogger{log}).
 		WithLoggingLevel(badger.WARNING)
+	return tuning.apply(o)
 }
 
 func openDB(dir string, log zerolog.Logger) (db *badger.DB, err error) {
@@ -251,17 +257,25 @@ func (s *Store) gcLoop(every time.Duration) {
 	}
 }
 
-// collect rewrites value-log files while one is at least half garbage.
+// collect rewrites value-log files while one is at least half garbage
+// (tests may ask for less).
 func (s *Store) collect() {
+	event := func(string) {}
+	if tuning.OnGC != nil {
+		event = tuning.OnGC
+	}
+	event("start")
+	defer event("end")
 	for n := 0; ; n++ {
 		select {
 		case <-s.stop:
 			return
 		default:
 		}
-		err := s.db.RunValueLogGC(0.5)
+		err := s.db.RunValueLogGC(tuning.gcDiscardRatio())
 		switch {
 		case err == nil:
+			event("rewrote")
 			continue
 		case errors.Is(err, badger.ErrNoRewrite), errors.Is(err, badger.ErrRejected):
 			if n > 0 {
@@ -314,6 +328,9 @@ func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
 	}
 	if v := binary.BigEndian.Uint32(hdr[len(backupMagic):]); v > schemaVersion || v != schemaVersion && migrations[v] == nil {
 		return fmt.Errorf("restore into %s: backup of data schema version %d, this program reads version %d", dir, v, schemaVersion)
+	}
+	if err := fsync.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("restore into %s: %w", dir, err)
 	}
 	defer func() {
 		if err == nil {

@@ -1136,6 +1136,15 @@ func (db *DB) handleMemTableFlush(mt *memTable, dropPrefixes [][]byte) error {
 		tbl, err = table.OpenInMemoryTable(data, fileID, &bopts)
 	} else {
 		tbl, err = table.CreateTable(table.NewFilename(fileID, db.opt.Dir), builder)
+		if err == nil {
+			// Star Fortune patch: the table's name is synced before the
+			// MANIFEST refers to it (a compaction syncs the directory for
+			// the tables it made; a flush did not). After a power cut the
+			// MANIFEST named a table that was not there.
+			if err = db.syncDir(db.opt.Dir); err != nil {
+				_ = tbl.DecrRef()
+			}
+		}
 	}
 	if err != nil {
 		return y.Wrap(err, "error while creating table")

@@ -544,6 +544,14 @@ func (lf *logFile) open(path string, flags int, fsize int64) error {
 			return err
 		}
 		lf.size.Store(vlogHeaderSize)
+		// Star Fortune patch: the new file's name is synced before any
+		// commit is written to it. z.OpenMmapFile means to sync the
+		// directory of a new file, but checks for one only after giving
+		// it its size, so it never does: a power cut then took the whole
+		// write-ahead log (or value log) of synced commits with it.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			return y.Wrapf(err, "while syncing the directory of %s", path)
+		}
 
 	} else if ferr != nil {
 		return y.Wrapf(ferr, "while opening file: %s", path)
