@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/sound"
 	"starfortune/storage"
 	"starfortune/ui/localeenv"
 )
@@ -30,6 +31,8 @@ type Config struct {
 	IdleTimeout    time.Duration // idle_timeout: "60s"; the attract screen starts after it
 	LogLevel       string        // log_level: debug, info, warn or error
 	DataDir        string        // data_dir: absolute, or starting with "~/"
+
+	Sound sound.Settings // the [sound] table: volume, mute, attract (config_sound.go)
 }
 
 // DefaultConfig is what a terminal without a configuration file runs.
@@ -43,6 +46,8 @@ func DefaultConfig() Config {
 		IdleTimeout:    60 * time.Second,
 		LogLevel:       "info",
 		DataDir:        storage.DefaultDir(),
+
+		Sound: sound.DefaultSettings(),
 	}
 }
 
@@ -102,7 +107,7 @@ func (e *ConfigError) Error() string {
 }
 
 // configKeys are the keys a file may hold, in the documented order.
-var configKeys = []string{"kiosk_id", "emission", "blocks_per_stake", "language", "idle_timeout", "log_level", "data_dir"}
+var configKeys = []string{"kiosk_id", "emission", "blocks_per_stake", "language", "idle_timeout", "log_level", "data_dir", "sound"}
 
 // configFile receives the file's values untyped, so that a value of the
 // wrong type gets a message naming its key rather than the decoder's.
@@ -114,6 +119,8 @@ type configFile struct {
 	IdleTimeout    any `toml:"idle_timeout"`
 	LogLevel       any `toml:"log_level"`
 	DataDir        any `toml:"data_dir"`
+
+	Sound any `toml:"sound"`
 }
 
 var kioskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
@@ -281,6 +288,10 @@ func parseConfig(file string, data []byte, cfg Config) (Config, error) {
 		} else {
 			cfg.DataDir = dir
 		}
+	}
+
+	if raw.Sound != nil {
+		cfg.Sound = parseSound(raw.Sound, cfg.Sound, bad)
 	}
 
 	if len(errs) == 0 {

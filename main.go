@@ -27,6 +27,7 @@ import (
 
 	"starfortune/engine"
 	"starfortune/journal"
+	"starfortune/sound"
 	"starfortune/storage"
 	"starfortune/ui"
 )
@@ -131,7 +132,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = offline(ctx, d, conf.Engine(), logger, rest, stdout)
 	} else if cmd == "" {
 		err = runWindow(ctx, d, conf.Engine(), logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout,
-			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports")})
+			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports"),
+			Sounds: sound.Open(conf.Sound, slog.New(zerolog.NewSlogHandler(logger)))})
 	} else {
 		err = withGame(ctx, d, conf.Engine(), logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			return command(ctx, svc, store, rest, stdout)

@@ -3,8 +3,9 @@
 # first, so a machine that has them pays nothing. Runs as root or through sudo.
 set -eu
 pkgs="gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
-libxinerama-dev libxi-dev libxxf86vm-dev"
-[ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace"
+libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev"
+# sox measures what the game plays in the sound tests (ALSA's file device).
+[ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace sox"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

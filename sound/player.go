@@ -28,6 +28,7 @@ func DefaultSettings() Settings { return Settings{Volume: 80} }
 type Player struct {
 	mix     atomic.Pointer[Mixer] // nil until the device is open, or for good without one
 	mixer   *Mixer
+	out     *oto.Player // kept: the library closes a player it finds unreachable
 	volume  atomic.Int32
 	mute    atomic.Bool
 	attract bool
@@ -81,9 +82,9 @@ func Open(s Settings, log *slog.Logger) *Player {
 				log.Warn("sound: no audio device, the game plays silently", "err", err)
 				return
 			}
-			pl := ctx.NewPlayer(p.mixer)
-			pl.SetBufferSize(int(mixAhead.Seconds()*Rate) * 4)
-			pl.Play()
+			p.out = ctx.NewPlayer(p.mixer)
+			p.out.SetBufferSize(int(mixAhead.Seconds()*Rate) * 4)
+			p.out.Play()
 			p.mix.Store(p.mixer)
 			log.Info("sound: playing on the default audio device", "volume", s.Volume, "mute", s.Mute)
 		}()
@@ -99,7 +100,7 @@ func Open(s Settings, log *slog.Logger) *Player {
 func NewSilent(s Settings) *Player {
 	p := &Player{mixer: NewMixer(), attract: s.Attract, results: map[int64]Sound{}}
 	for i := range p.ticks {
-		p.ticks[i] = Tick(FastPeg * float64(i) / (tickSteps - 1))
+		p.ticks[i] = Tick(SlowPeg + (FastPeg-SlowPeg)*float64(i)/(tickSteps-1))
 	}
 	p.landing, p.bonus, p.reveal, p.press, p.chime = Landing(), Bonus(), Reveal(), Press(), Attract()
 	p.SetVolume(s.Volume)
@@ -137,9 +138,9 @@ func (p *Player) play(s Sound) {
 	p.mixer.Play(s, 1)
 }
 
-// Peg plays a peg hit by the puck at speed, in board heights per second.
+// Peg plays a peg hit by the puck at speed, in board lengths per second.
 func (p *Player) Peg(speed float64) {
-	i := int(math.Round(clamp(speed/FastPeg, 0, 1) * (tickSteps - 1)))
+	i := int(math.Round(pegLevel(speed) * (tickSteps - 1)))
 	p.play(p.ticks[i])
 }
 

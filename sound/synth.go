@@ -16,15 +16,20 @@ const Rate = 44100
 // A Sound is mono samples in [-1, 1] at Rate.
 type Sound []float32
 
-// FastPeg is the puck's speed, in board heights per second, at which a peg
-// tick reaches its highest pitch and loudness; faster is no louder.
-const FastPeg = 3.0
+// The puck's speed range that peg ticks follow, in board lengths per second
+// (the board is a unit square; its falls hit pegs at 0.6 to 0.85): at
+// SlowPeg and below a tick is at its lowest pitch and softest, at FastPeg
+// and above at its highest and loudest.
+const (
+	SlowPeg = 0.5
+	FastPeg = 1.0
+)
 
-// Tick is the sound of the puck hitting a peg at speed (board heights per
+// Tick is the sound of the puck hitting a peg at speed (board lengths per
 // second): a short knock whose pitch and loudness rise with the speed, so a
 // puck gathering pace is heard gathering pace.
 func Tick(speed float64) Sound {
-	s := clamp(speed/FastPeg, 0, 1)
+	s := pegLevel(speed)
 	f := 900 + 1500*s // Hz
 	amp := 0.12 + 0.38*s
 	out := make(Sound, seconds(0.045))
@@ -115,7 +120,13 @@ func Result(multiple int64) Sound {
 			}
 		}
 	}
-	return append(out, tail...)
+	// The chord rings from the last note on, without a gap.
+	at := seconds(0.1 * float64(n))
+	if grow := at + len(tail) - len(out); grow > 0 {
+		out = append(out, make(Sound, grow)...)
+	}
+	mix(out[at:], tail, 1)
+	return out
 }
 
 // notes plays freqs one after the other, each step seconds apart and
@@ -152,6 +163,9 @@ func mix(dst, src Sound, gain float32) {
 		dst[i] += src[i] * gain
 	}
 }
+
+// pegLevel places speed in the ticks' range, 0 to 1.
+func pegLevel(speed float64) float64 { return clamp((speed-SlowPeg)/(FastPeg-SlowPeg), 0, 1) }
 
 func seconds(s float64) int { return int(s * Rate) }
 
