@@ -772,6 +772,7 @@ func (p *OperatorPanel) systemTab() fyne.CanvasObject {
 		dimLabel(lang.L("Program SHA-256")), sha,
 		dimLabel(lang.L("Terminal")), p.health,
 		dimLabel(lang.L("Exports")), valueLabel(p.k.exportDir()),
+		dimLabel(lang.L("Sound")), p.k.soundControl(),
 	)
 	leave := widget.NewButtonWithIcon(lang.L("Leave kiosk mode"), theme.ViewRestoreIcon(), func() {
 		p.k.leaveKiosk()

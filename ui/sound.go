@@ -1,6 +1,15 @@
 package ui
 
-import "starfortune/engine"
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
 
 // Sounds is what the window plays, at the moments it shows them. main wires
 // in the sound package's player; without one the window is silent. Every
@@ -38,4 +47,35 @@ func (k *Kiosk) wireSounds() {
 // resultSound plays the end of unit s.
 func (k *Kiosk) resultSound(s engine.Sale) {
 	k.opts.Sounds.Result(engine.PrizeTable[s.Unit.Tier].Multiple)
+}
+
+// SoundControl is a Sounds whose volume the operator panel can change.
+type SoundControl interface {
+	Volume() int // per cent
+	SetVolume(int)
+	Muted() bool
+	SetMuted(bool)
+}
+
+// soundControl is the operator panel's sound row: mute, and the volume.
+// A change applies at once, until the terminal restarts with its settings
+// file, and is recorded in the operator log.
+func (k *Kiosk) soundControl() fyne.CanvasObject {
+	c, ok := k.opts.Sounds.(SoundControl)
+	if !ok {
+		return valueLabel(lang.L("No sound"))
+	}
+	vol := widget.NewSlider(0, 100)
+	vol.Step = 5
+	vol.Value = float64(c.Volume())
+	vol.OnChanged = func(v float64) { c.SetVolume(int(v)) }
+	vol.OnChangeEnded = func(v float64) {
+		k.recordOperatorThen("sound", fmt.Sprintf("volume %d%%", int(v)), k.opts.Sounds.Press) // heard at its new level
+	}
+	mute := widget.NewCheck(lang.L("Mute"), func(on bool) {
+		c.SetMuted(on)
+		k.recordOperatorThen("sound", map[bool]string{true: "muted", false: "unmuted"}[on], nil)
+	})
+	mute.Checked = c.Muted()
+	return container.NewBorder(nil, nil, mute, nil, vol)
 }

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
 	"starfortune/engine"
 	"starfortune/ui"
 )
@@ -59,5 +62,59 @@ func TestUnitSounds(t *testing.T) {
 	}
 	if bonuses == 0 {
 		t.Error("no BONUS step in 12 units: the test proves less than it says")
+	}
+}
+
+// adjustable is heard that the operator can turn down.
+type adjustable struct {
+	heard
+	volume int
+	muted  bool
+}
+
+func (a *adjustable) Volume() int     { return a.volume }
+func (a *adjustable) SetVolume(v int) { a.volume = v }
+func (a *adjustable) Muted() bool     { return a.muted }
+func (a *adjustable) SetMuted(m bool) { a.muted = m }
+
+// The operator panel's System tab mutes the terminal and sets its volume,
+// at once, and the operator log records it.
+func TestOperatorSoundControl(t *testing.T) {
+	a := &adjustable{volume: 80}
+	r, _ := newOperatorRig(t, ui.Options{Sounds: a})
+	p := r.login(t)
+	p.Select(ui.TabSystem)
+	r.k.Wait()
+	var mute *widget.Check
+	var vol *widget.Slider
+	for _, o := range objects(r.k.Window().Canvas()) {
+		switch o := o.(type) {
+		case *widget.Check:
+			if o.Text == "Muet" {
+				mute = o
+			}
+		case *widget.Slider:
+			vol = o
+		}
+	}
+	if mute == nil || vol == nil {
+		t.Fatal("no mute box or volume slider in the System tab")
+	}
+	if vol.Value != 80 || mute.Checked {
+		t.Fatalf("shows volume %v, muted %v; want the player's 80, not muted", vol.Value, mute.Checked)
+	}
+	test.Tap(mute)
+	r.k.Wait()
+	if !a.muted {
+		t.Error("ticking Muet did not mute")
+	}
+	vol.SetValue(35)
+	vol.OnChangeEnded(35)
+	r.k.Wait()
+	if a.volume != 35 {
+		t.Errorf("volume %d after the slider moved to 35", a.volume)
+	}
+	if got := operatorActions(t, r); !strings.HasSuffix(got, "sound sound") {
+		t.Errorf("operator log %q, want the two sound changes last", got)
 	}
 }
