@@ -234,11 +234,15 @@ func openLog(dir string) (zerolog.Logger, func(), error) {
 }
 
 // windowMemoryLimit is the Go memory the window aims to stay within. Its
-// live heap is about 30 MB (fonts, the store's memtable, the board); with
-// the collector's default pacing the heap would grow to twice that between
-// collections, and a terminal runs for weeks beside other programs. The
-// limit is soft: the heap may exceed it, the collector then works harder.
-const windowMemoryLimit = 64 << 20
+// live heap is about 21 MB after a unit (the store's memtable arena 10 MB,
+// parsed fonts 6 MB, the board, the sounds); with the collector's default
+// pacing the heap would grow to twice that between collections, and a
+// terminal runs for weeks beside other programs. Measured under Xvfb after
+// playing a unit: 64 MB left 65–71 MB of anonymous memory, 40 MB leaves
+// 59–60 MB (a hello window has 41–43 MB). The window allocates little once
+// started, so collecting more often costs little CPU. The limit is soft:
+// the heap may exceed it, the collector then works harder.
+const windowMemoryLimit = 40 << 20
 
 // holdWindowMemory applies windowMemoryLimit unless the environment sets
 // GOMEMLIMIT, which wins.

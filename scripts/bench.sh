@@ -18,6 +18,15 @@
 #                           per frame, Mesa on that thread)      size, same measure; 3 alternating runs, medians
 #   startup_to_first_frame  benchwin on the game (median of 5)  benchwin on scripts/hello, runs interleaved
 #   rss_playing_mb          benchwin -play on the game          benchwin on scripts/hello
+#   pss_playing_mb          the same, proportional set size     the same (PSS: shared pages divided among
+#                           (/proc/PID/smaps_rollup)            the processes mapping them)
+#   cpu_while_falling       benchwin -fall: % of one core while  benchwin -fall on scripts/hello: the same
+#                           a puck falls, sound on; median of 3  keys and wait, a window idle
+#
+# The hello window is built with the game's tags (no_emoji): a Fyne window
+# as the game builds it. The game plays its sounds into a sound card made by
+# scripts/soundcard (ALSA's file device drained at a real card's pace): the
+# game is measured with its sound on.
 #
 # Temporary databases go to BENCH_DIR (default: beside the game's data
 # directory, $XDG_DATA_HOME or ~/.local/share), so that fsyncs hit the disk
@@ -34,10 +43,19 @@ XVFB="-screen 0 1280x1024x24 -nolisten tcp -noreset"
 
 if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 	game=$2 data=$3
+	card=$(mktemp -d)
+	$out/soundcard "$card" &
+	cardpid=$!
+	trap 'kill $cardpid; rm -rf "$card"' EXIT
 	for i in $(seq 1 "$RUNS"); do
 		echo "bench: window start $i/$RUNS" >&2
 		$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 1s -- $out/hello | sed 's/^/hello start /'
-		$out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$data" | sed 's/^/game start /'
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$data" | sed 's/^/game start /'
+	done
+	for i in 1 2 3; do
+		echo "bench: a puck falling $i/3, then the hello window idle" >&2
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -fall -- "$game" --data "$data" | sed 's/^/game fall /'
+		$out/benchwin -log $out/window.log -name 'Hello Fyne' -fall -- $out/hello | sed 's/^/hello fall /'
 	done
 	for i in 1 2 3; do
 		echo "bench: frames $i/3: a blank window, then the board with falling pucks" >&2
@@ -45,8 +63,10 @@ if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 		LP_NUM_THREADS=0 $out/framebench -board | sed 's/^/board frame /'
 	done
 	echo "bench: playing a unit in the window (20 s), then the hello window as long" >&2
-	$out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 20s -- "$game" --data "$data" | sed 's/^/game play /'
+	HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 20s -- "$game" --data "$data" | sed 's/^/game play /'
 	$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 20s -- $out/hello | sed 's/^/hello play /'
+	grep -q 'sound: playing on the default audio device' "$data/logs/starfortune.log" ||
+		echo "bench: the game found no sound card: measured without sound" >&2
 	exit 0
 fi
 
@@ -66,8 +86,9 @@ go test -c -o $out/storage.test ./storage
 go test -c -o $out/benchbase.test ./scripts/benchbase
 uitest=yes
 go test -c -tags "ci,${TAGS:-no_emoji}" -o $out/ui.test ./ui || { uitest=; echo "bench: the ui benchmarks do not compile: board_frame_render will be missing" >&2; }
-go build -o $out/hello ./scripts/hello # a plain Fyne build, as any Fyne program
+go build -tags "${TAGS:-no_emoji}" -o $out/hello ./scripts/hello # a Fyne window built as the game is
 go build -o $out/benchwin ./scripts/benchwin
+go build -o $out/soundcard ./scripts/soundcard
 go build -tags "${TAGS:-no_emoji}" -o $out/framebench ./scripts/framebench
 
 raw=$out/raw.txt
@@ -130,10 +151,12 @@ line last_unit_lookup_1M "$(metric BenchmarkLastUnit ns/op)" "$(metric Benchmark
 line board_frame_render "$(window board frame frame_p50_us)" "$(window blank frame frame_p50_us)" ms 1000 1
 line startup_to_first_frame "$(window game start first_frame_ms)" "$(window hello start first_frame_ms)" ms 1 0
 line rss_playing_mb "$(window game play rss_kb)" "$(window hello play rss_kb)" MB 1024 1
+line pss_playing_mb "$(window game play pss_kb)" "$(window hello play pss_kb)" MB 1024 1
+line cpu_while_falling "$(window game fall cpu_fall_pct)" "$(window hello fall cpu_fall_pct)" % 1 1
 
 # The budgets of issue 7, for the reader (stderr).
 records=$(metric BenchmarkLastUnit records)
-echo "bench: resident memory after play, anonymous + file-backed: game $(window game play rss_anon_kb) + $(window game play rss_file_kb) kB, hello $(window hello play rss_anon_kb) + $(window hello play rss_file_kb) kB; window mapped after $(window game start mapped_ms) ms (hello $(window hello start mapped_ms) ms)" >&2
+echo "bench: resident memory after play, anonymous + file-backed: game $(window game play rss_anon_kb) + $(window game play rss_file_kb) kB, hello $(window hello play rss_anon_kb) + $(window hello play rss_file_kb) kB; PSS of it anonymous: game $(window game play pss_anon_kb) kB, hello $(window hello play pss_anon_kb) kB; window mapped after $(window game start mapped_ms) ms (hello $(window hello start mapped_ms) ms)" >&2
 echo "bench: history records behind last_unit_lookup_1M: ${records:-?}; UI tick (BenchmarkFrameUpdate): $(metric BenchmarkFrameUpdate ns/op) ns" >&2
 echo "bench: board frame p95 $(window board frame frame_p95_us) us, one frame every $(window board frame interval_p50_us) us (blank window: p95 $(window blank frame frame_p95_us) us)" >&2
 awk '
@@ -147,5 +170,7 @@ $2 == "last_unit_lookup_1M"    { print "budget last_unit_lookup_1M <= 5 ms: " ve
 $2 == "board_frame_render"     { print "budget board_frame_render well under 16 ms (at most three quarters of a 60 fps frame): " verdict(val <= 12.5) " (software GL on one thread; a blank frame takes " b[2] ")" }
 $2 == "startup_to_first_frame" { print "budget startup_to_first_frame <= 1.5x hello: " verdict(ratio <= 1.5) }
 $2 == "rss_playing_mb"         { print "budget rss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
+$2 == "pss_playing_mb"         { print "budget pss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
+$2 == "cpu_while_falling"      { print "budget cpu_while_falling <= 30 % of a core: " verdict(val <= 30) " (software GL; the hello window idle: " b[2] ")" }
 ' $out/results.txt | sed 's/^/bench: /' >&2
 exit $missing

@@ -28,22 +28,27 @@ const BytesPerFrame = 4
 // Card is a recording sound card.
 type Card struct {
 	// Dir holds .asoundrc and the pipe: start the player with HOME=Dir.
-	Dir  string
-	rate int
+	Dir string
+	// Discard keeps no recording (Frames still counts): a card that plays
+	// for long, as make bench's.
+	Discard bool
+	rate    int
 
-	mu    sync.Mutex
-	rec   []byte
-	pipe  *os.File
-	done  chan struct{}
-	err   error
-	start time.Time
+	mu     sync.Mutex
+	rec    []byte
+	frames int
+	pipe   *os.File
+	done   chan struct{}
+	err    error
+	start  time.Time
 }
 
-// New makes the card in dir for a player at rate frames per second. Call
-// Start before the player opens the device (opening blocks until then).
+// New makes the card in dir for a player at rate frames per second (or
+// makes it anew, for the next player). Call Start before the player opens
+// the device (opening blocks until then). A card serves one player.
 func New(dir string, rate int) (*Card, error) {
 	fifo := filepath.Join(dir, "out.raw")
-	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+	if err := unix.Mkfifo(fifo, 0o600); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("alsafile: %w", err)
 	}
 	conf := fmt.Sprintf("pcm.!default { type file; file %q; slave.pcm \"null\"; format \"raw\" }\n", fifo)
@@ -73,13 +78,17 @@ func (c *Card) run() {
 	// A small pipe: what the player wrote is read within a few ms.
 	_, _ = unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, 4096)
 	buf := make([]byte, 64<<10)
-	frames := 0
+	frames, recorded := 0, 0
 	for tick := time.NewTicker(5 * time.Millisecond); ; <-tick.C {
 		due := int(time.Since(c.start).Seconds()*float64(c.rate)) - frames
 		for due > 0 {
 			n, err := f.Read(buf[:min(len(buf), due*BytesPerFrame)/BytesPerFrame*BytesPerFrame])
 			c.mu.Lock()
-			c.rec = append(c.rec, buf[:n]...)
+			if !c.Discard {
+				c.rec = append(c.rec, buf[:n]...)
+			}
+			recorded += n
+			c.frames = recorded / BytesPerFrame
 			c.mu.Unlock()
 			frames += n / BytesPerFrame
 			due -= n / BytesPerFrame
@@ -103,7 +112,7 @@ func (c *Card) fail(err error) {
 func (c *Card) Frames() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.rec) / BytesPerFrame
+	return c.frames
 }
 
 // Opened reports whether a player opened the device.
