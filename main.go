@@ -233,16 +233,20 @@ func openLog(dir string) (zerolog.Logger, func(), error) {
 	return zerolog.New(w).With().Timestamp().Logger(), func() { file.Close() }, nil
 }
 
-// windowMemoryLimit is the Go memory the window aims to stay within. Its
-// live heap is about 21 MB after a unit (the store's memtable arena 10 MB,
-// parsed fonts 6 MB, the board, the sounds); with the collector's default
+// windowMemoryLimit is the Go memory the window aims to stay within. The
+// collector counts about 21 MB live after a unit: the store's memtable arena
+// (10.6 MB, allocated whole but resident only as far as written: a few
+// sales), parsed fonts (6 MB), the board, the sounds. With the default
 // pacing the heap would grow to twice that between collections, and a
 // terminal runs for weeks beside other programs. Measured under Xvfb after
-// playing a unit: 64 MB left 65–71 MB of anonymous memory, 40 MB leaves
-// 59–60 MB (a hello window has 41–43 MB). The window allocates little once
-// started, so collecting more often costs little CPU. The limit is soft:
-// the heap may exceed it, the collector then works harder.
-const windowMemoryLimit = 40 << 20
+// playing a unit (PSS, against a hello window's 85-86 MB): 64 MB left
+// 114-127 MB, 40 MB 113-118, 36 MB 111-112, 32 MB 107-108. At 32 MB the
+// collector runs about 50 times in a 40 s session, mostly while the window
+// starts (each a few ms on the other core); once started the window
+// allocates little. The limit is soft: the heap may exceed it (a memtable
+// flush allocates a second arena), the collector then works harder, at most
+// half the CPU.
+const windowMemoryLimit = 32 << 20
 
 // holdWindowMemory applies windowMemoryLimit unless the environment sets
 // GOMEMLIMIT, which wins.
