@@ -34,7 +34,7 @@ import (
 // offers it at start): units are drawn at random, so playing one in the
 // window would win only one time in four.
 func TestSoundInTheRealWindow(t *testing.T) {
-	for _, tool := range []string{"xvfb-run", "Xvfb", "xdotool", "sox"} {
+	for _, tool := range []string{"Xvfb", "xdotool", "sox"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			missing(t, tool+" (scripts/deps.sh --window installs it)")
 		}
