@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/sound"
 	"starfortune/storage"
 	"starfortune/ui/localeenv"
 )
@@ -30,6 +31,8 @@ type Config struct {
 	IdleTimeout    time.Duration // idle_timeout: "60s"; the attract screen starts after it
 	LogLevel       string        // log_level: debug, info, warn or error
 	DataDir        string        // data_dir: absolute, or starting with "~/"
+
+	Sound sound.Settings // the [sound] table: volume, mute, attract (config_sound.go)
 }
 
 // DefaultConfig is what a terminal without a configuration file runs.
@@ -43,6 +46,8 @@ func DefaultConfig() Config {
 		IdleTimeout:    60 * time.Second,
 		LogLevel:       "info",
 		DataDir:        storage.DefaultDir(),
+
+		Sound: sound.DefaultSettings(),
 	}
 }
 
@@ -106,7 +111,7 @@ var configKeys = func() (names []string) {
 	for _, k := range (&configFile{}).keys(&Config{}) {
 		names = append(names, k.name)
 	}
-	return names
+	return append(names, "sound") // a table, read by parseSound
 }()
 
 // configFile receives the file's values untyped, so that a value of the
@@ -119,6 +124,8 @@ type configFile struct {
 	IdleTimeout    any `toml:"idle_timeout"`
 	LogLevel       any `toml:"log_level"`
 	DataDir        any `toml:"data_dir"`
+
+	Sound any `toml:"sound"`
 }
 
 var kioskIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
@@ -204,6 +211,9 @@ func parseConfig(file string, data []byte, cfg Config) (Config, error) {
 		if msg := k.set(k.value); msg != "" {
 			bad(k.name, "%s", msg)
 		}
+	}
+	if raw.Sound != nil {
+		cfg.Sound = parseSound(raw.Sound, cfg.Sound, bad)
 	}
 	if len(errs) == 0 {
 		return cfg, nil

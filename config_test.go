@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"starfortune/sound"
 )
 
 func writeConfig(t testing.TB, body string) string {
@@ -73,9 +75,15 @@ language = "en"
 idle_timeout = "2m30s"
 log_level = "debug"
 data_dir = "/var/lib/starfortune"
+
+[sound]
+volume = 35
+mute = true
+attract = true
 `, func(c *Config) {
 			*c = Config{KioskID: "gare-nord.7", Emission: 3, BlocksPerStake: 250, Language: "en",
-				IdleTimeout: 150 * time.Second, LogLevel: "debug", DataDir: "/var/lib/starfortune"}
+				IdleTimeout: 150 * time.Second, LogLevel: "debug", DataDir: "/var/lib/starfortune",
+				Sound: sound.Settings{Volume: 35, Mute: true, Attract: true}}
 		}},
 		{"limits", "emission = 99\nblocks_per_stake = 9999\nidle_timeout = \"10s\"\n", func(c *Config) {
 			c.Emission, c.BlocksPerStake, c.IdleTimeout = 99, 9999, 10*time.Second
@@ -183,7 +191,7 @@ func TestLoadConfigReportsEveryMistakeInFileOrder(t *testing.T) {
 	want := []string{
 		"config " + path + `:1: language: must be "fr" or "en", got "de"`,
 		"config " + path + ":2: emission: must be between 1 and 99 (two digits of the ticket number), got 0",
-		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir)",
+		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, sound)",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", err, strings.Join(want, "\n"))

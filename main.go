@@ -28,6 +28,7 @@ import (
 	"starfortune/engine"
 	"starfortune/internal/fsync"
 	"starfortune/journal"
+	"starfortune/sound"
 	"starfortune/storage"
 	"starfortune/ui"
 )
@@ -135,7 +136,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = offline(ctx, d, conf.Engine(), logger, rest, stdout)
 	} else if cmd == "" {
 		err = runWindow(ctx, d, conf.Engine(), logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout,
-			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports")})
+			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports"),
+			Sounds: sound.Open(conf.Sound, slog.New(zerolog.NewSlogHandler(logger)))})
 	} else {
 		err = withGame(ctx, d, conf.Engine(), logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			return command(ctx, svc, store, rest, stdout)
@@ -249,12 +251,20 @@ func openLog(dir string) (zerolog.Logger, func(), error) {
 	return zerolog.New(w).With().Timestamp().Logger(), func() { file.Close() }, nil
 }
 
-// windowMemoryLimit is the Go memory the window aims to stay within. Its
-// live heap is about 30 MB (fonts, the store's memtable, the board); with
-// the collector's default pacing the heap would grow to twice that between
-// collections, and a terminal runs for weeks beside other programs. The
-// limit is soft: the heap may exceed it, the collector then works harder.
-const windowMemoryLimit = 64 << 20
+// windowMemoryLimit is the Go memory the window aims to stay within. The
+// collector counts about 21 MB live after a unit: the store's memtable arena
+// (10.6 MB, allocated whole but resident only as far as written: a few
+// sales), parsed fonts (6 MB), the board, the sounds. With the default
+// pacing the heap would grow to twice that between collections, and a
+// terminal runs for weeks beside other programs. Measured under Xvfb after
+// playing a unit (PSS, against a hello window's 85-86 MB): 64 MB left
+// 114-127 MB, 40 MB 113-118, 36 MB 111-112, 32 MB 107-108. At 32 MB the
+// collector runs about 50 times in a 40 s session, mostly while the window
+// starts (each a few ms on the other core); once started the window
+// allocates little. The limit is soft: the heap may exceed it (a memtable
+// flush allocates a second arena), the collector then works harder, at most
+// half the CPU.
+const windowMemoryLimit = 32 << 20
 
 // holdWindowMemory applies windowMemoryLimit unless the environment sets
 // GOMEMLIMIT, which wins.

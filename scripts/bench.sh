@@ -20,6 +20,15 @@
 #                           board across a portrait kiosk)
 #   startup_to_first_frame  benchwin on the game (median of 5)  benchwin on scripts/hello, runs interleaved
 #   rss_playing_mb          benchwin -play on the game          benchwin on scripts/hello
+#   pss_playing_mb          the same, proportional set size     the same (PSS: shared pages divided among
+#                           (/proc/PID/smaps_rollup)            the processes mapping them)
+#   cpu_while_falling       benchwin -fall: % of one core while  benchwin -fall on scripts/hello: the same
+#                           a puck falls, sound on; median of 3  keys and wait, a window idle
+#
+# The hello window is built with the game's tags (no_emoji): a Fyne window
+# as the game builds it. The game plays its sounds into a sound card made by
+# scripts/soundcard (ALSA's file device drained at a real card's pace): the
+# game is measured with its sound on.
 #   pack_claim_p50          central BenchmarkPackClaim p50      central BenchmarkSelect1 p50 (a SELECT 1 round trip)
 #                           (claim + verify a 1 000-unit pack)
 #   central_ingest_per_s    central BenchmarkIngest (20 kiosks  central BenchmarkCopyBaseline (one plain COPY of
@@ -43,10 +52,19 @@ XVFB="-screen 0 1280x1920x24 -nolisten tcp -noreset" # tall enough for a portrai
 
 if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 	game=$2 data=$3
+	card=$(mktemp -d)
+	$out/soundcard "$card" &
+	cardpid=$!
+	trap 'kill $cardpid; rm -rf "$card"' EXIT
 	for i in $(seq 1 "$RUNS"); do
 		echo "bench: window start $i/$RUNS" >&2
 		$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 1s -- $out/hello | sed 's/^/hello start /'
-		$out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$data" | sed 's/^/game start /'
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$data" | sed 's/^/game start /'
+	done
+	for i in 1 2 3; do
+		echo "bench: a puck falling $i/3, then the hello window idle" >&2
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -fall -- "$game" --data "$data" | sed 's/^/game fall /'
+		$out/benchwin -log $out/window.log -name 'Hello Fyne' -fall -- $out/hello | sed 's/^/hello fall /'
 	done
 	for i in 1 2 3; do
 		echo "bench: frames $i/3: a blank window, then the board with falling pucks" >&2
@@ -56,8 +74,10 @@ if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 		LP_NUM_THREADS=0 $out/framebench -board -size 1080x1920 | sed 's/^/board portrait /'
 	done
 	echo "bench: playing a unit in the window (20 s), then the hello window as long" >&2
-	$out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 20s -- "$game" --data "$data" | sed 's/^/game play /'
+	HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 20s -- "$game" --data "$data" | sed 's/^/game play /'
 	$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 20s -- $out/hello | sed 's/^/hello play /'
+	grep -q 'sound: playing on the default audio device' "$data/logs/starfortune.log" ||
+		echo "bench: the game found no sound card: measured without sound" >&2
 	exit 0
 fi
 
@@ -78,8 +98,9 @@ go test -c -o $out/benchbase.test ./scripts/benchbase
 go test -c -o $out/central.test ./central
 uitest=yes
 go test -c -tags "ci,${TAGS:-no_emoji}" -o $out/ui.test ./ui || { uitest=; echo "bench: the ui benchmarks do not compile: board_frame_render will be missing" >&2; }
-go build -o $out/hello ./scripts/hello # a plain Fyne build, as any Fyne program
+go build -tags "${TAGS:-no_emoji}" -o $out/hello ./scripts/hello # a Fyne window built as the game is
 go build -o $out/benchwin ./scripts/benchwin
+go build -o $out/soundcard ./scripts/soundcard
 go build -tags "${TAGS:-no_emoji}" -o $out/framebench ./scripts/framebench
 
 raw=$out/raw.txt
@@ -147,10 +168,12 @@ line startup_to_first_frame "$(window game start first_frame_ms)" "$(window hell
 line rss_playing_mb "$(window game play rss_kb)" "$(window hello play rss_kb)" MB 1024 1
 line pack_claim_p50 "$(metric BenchmarkPackClaim p50-ms)" "$(metric BenchmarkSelect1 p50-ms)" ms 1 3
 line central_ingest_per_s "$(metric BenchmarkIngest sales/s)" "$(metric BenchmarkCopyBaseline sales/s)" /s 1 0
+line pss_playing_mb "$(window game play pss_kb)" "$(window hello play pss_kb)" MB 1024 1
+line cpu_while_falling "$(window game fall cpu_fall_pct)" "$(window hello fall cpu_fall_pct)" % 1 1
 
 # The budgets of issue 7, for the reader (stderr).
 records=$(metric BenchmarkLastUnit records)
-echo "bench: resident memory after play, anonymous + file-backed: game $(window game play rss_anon_kb) + $(window game play rss_file_kb) kB, hello $(window hello play rss_anon_kb) + $(window hello play rss_file_kb) kB; window mapped after $(window game start mapped_ms) ms (hello $(window hello start mapped_ms) ms)" >&2
+echo "bench: resident memory after play, anonymous + file-backed: game $(window game play rss_anon_kb) + $(window game play rss_file_kb) kB, hello $(window hello play rss_anon_kb) + $(window hello play rss_file_kb) kB; PSS of it anonymous: game $(window game play pss_anon_kb) kB, hello $(window hello play pss_anon_kb) kB; window mapped after $(window game start mapped_ms) ms (hello $(window hello start mapped_ms) ms)" >&2
 echo "bench: history records behind last_unit_lookup_1M: ${records:-?}; UI tick (BenchmarkFrameUpdate): $(metric BenchmarkFrameUpdate ns/op) ns" >&2
 echo "bench: board frame p95 $(window board frame frame_p95_us) us, one frame every $(window board frame interval_p50_us) us (blank window: p95 $(window blank frame frame_p95_us) us)" >&2
 awk '
@@ -167,5 +190,7 @@ $2 == "startup_to_first_frame" { print "budget startup_to_first_frame <= 1.5x he
 $2 == "rss_playing_mb"         { print "budget rss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
 $2 == "pack_claim_p50"         { print "budget pack_claim_p50 <= 25 ms (claim + verify; the kiosk persists it too): " verdict(val <= 25) }
 $2 == "central_ingest_per_s"   { print "budget central_ingest_per_s >= 20000/s: " verdict(val >= 20000) }
+$2 == "pss_playing_mb"         { print "budget pss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
+$2 == "cpu_while_falling"      { print "budget cpu_while_falling <= 30 % of a core: " verdict(val <= 30) " (software GL; the hello window idle: " b[2] ")" }
 ' $out/results.txt | sed 's/^/bench: /' >&2
 exit $missing

@@ -22,6 +22,10 @@ type Board struct {
 	// OnPick is called with the slot (0 to 2) of the puck the player taps
 	// while pucks are on offer.
 	OnPick func(slot int)
+	// OnPeg is called as the falling puck hits a peg, with its speed on
+	// the screen in board lengths per second; OnLand as it lands.
+	OnPeg  func(speed float64)
+	OnLand func()
 
 	offer  bool
 	pucks  [2]puckState
@@ -54,6 +58,8 @@ type fallState struct {
 	drop   int
 	path   engine.Path
 	t      float64
+	speed  float64 // of the animation: path seconds per real second
+	next   int     // the next point of path whose touch is still to be heard
 }
 
 // NewBoard returns a board priced at stake.
@@ -123,7 +129,7 @@ func (b *Board) Drop(drop int, path engine.Path, speed float64, landed func()) {
 		b.pucks[0].rested = b.pucks[0].shown
 	}
 	b.pucks[drop] = puckState{shown: true, at: path.At(0)}
-	b.fall = fallState{active: true, drop: drop, path: path}
+	b.fall = fallState{active: true, drop: drop, path: path, speed: speed, next: 1}
 	b.Refresh()
 	dur := path.Duration() / speed
 	var a *fyne.Animation
@@ -153,6 +159,25 @@ func (b *Board) frame(t float64) {
 	if b.r != nil {
 		b.r.placeFall()
 	}
+	b.touch(t)
+}
+
+// touch reports the pegs the puck hit up to time t of its path to OnPeg.
+// A hit more than a few frames old (the window stalled, or a test jumped
+// to the end) is skipped: heard late, it would be heard out of time.
+func (b *Board) touch(t float64) {
+	f := &b.fall
+	pts := f.path.Points
+	for ; f.next < len(pts)-1 && pts[f.next].T <= t; f.next++ {
+		pt := pts[f.next]
+		if pt.Peg < 0 || b.OnPeg == nil || (t-pt.T)/f.speed > 0.07 {
+			continue
+		}
+		// The speed it arrives at, from the last millisecond of its arc.
+		const dt = 1e-3
+		a, z := f.path.At(pt.T-dt), pt.Point
+		b.OnPeg(math.Hypot(z.X-a.X, z.Y-a.Y) / dt * f.speed)
+	}
 }
 
 func (b *Board) land(drop int, dest engine.Destination) {
@@ -160,6 +185,9 @@ func (b *Board) land(drop int, dest engine.Destination) {
 	b.pucks[drop].at = destCenter(dest)
 	b.lit, b.hasLit = dest, true
 	b.Refresh()
+	if b.OnLand != nil {
+		b.OnLand()
+	}
 	a := fyne.NewAnimation(700*time.Millisecond, func(f float32) {
 		if f >= 1 {
 			f = 0

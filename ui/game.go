@@ -54,6 +54,8 @@ type Options struct {
 	// ExportDir receives the operator panel's CSV exports (a temporary
 	// directory when empty).
 	ExportDir string
+	// Sounds plays the game's sounds; nil is silence.
+	Sounds Sounds
 }
 
 func (o Options) withDefaults() Options {
@@ -68,6 +70,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Language == "" {
 		o.Language = "fr"
+	}
+	if o.Sounds == nil {
+		o.Sounds = silence{}
 	}
 	return o
 }

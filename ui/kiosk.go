@@ -84,6 +84,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 
 	k.board = NewBoard(k.stake)
 	k.board.OnPick = k.Pick
+	k.wireSounds()
 	k.controls = NewControls(k.stake)
 	k.controls.OnPlay = k.Play
 	k.controls.OnStake = k.SetStake
@@ -289,6 +290,7 @@ func (k *Kiosk) Play() {
 		return
 	}
 	k.leaveRecall()
+	k.opts.Sounds.Press()
 	if k.history.Visible() {
 		k.history.Hide()
 		k.controls.Show()
@@ -389,6 +391,7 @@ func (k *Kiosk) Go() {
 			}
 			k.setSale(s)
 			k.board.Glow(false)
+			k.opts.Sounds.Reveal()
 			d := s.Unit.Drops[step.Drop]
 			v := d.Value(s.Stake())
 			k.bonus.Reveal(v, func() {
@@ -422,6 +425,7 @@ func (k *Kiosk) next() {
 	case engine.StepGo:
 		k.controls.SetMessage(lang.L("BONUS! Press GO to reveal your win"), false)
 		k.bonus.Ask()
+		k.opts.Sounds.Bonus()
 		k.board.Glow(true)
 	case engine.StepDone:
 		k.finish()
@@ -444,6 +448,7 @@ func (k *Kiosk) finish() {
 	}
 	k.controls.SetMessage(result, false)
 	k.board.SetBanner(result, false)
+	k.resultSound(s)
 	k.loadHistory(0)
 	k.update()
 }
@@ -526,6 +531,7 @@ func (k *Kiosk) touched() {
 		fyne.Do(func() {
 			if gen == k.idleGen && k.sale == nil && !k.busy && !k.recall {
 				k.board.StartAttract(lang.L("Press PLAY to start"))
+				k.opts.Sounds.Attract()
 			}
 		})
 	})

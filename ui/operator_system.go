@@ -52,6 +52,7 @@ func (v *systemView) build() fyne.CanvasObject {
 		dimLabel(lang.L("Program SHA-256")), sha,
 		dimLabel(lang.L("Terminal")), v.health,
 		dimLabel(lang.L("Exports")), valueLabel(v.p.k.exportDir()),
+		dimLabel(lang.L("Sound")), v.p.k.soundControl(),
 	)
 	leave := widget.NewButtonWithIcon(lang.L("Leave kiosk mode"), theme.ViewRestoreIcon(), func() {
 		v.p.k.leaveKiosk()

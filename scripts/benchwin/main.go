@@ -3,7 +3,11 @@
 // its first painted frame, then, optionally after playing a unit with the
 // keyboard, its resident memory. One run per invocation; it prints
 //
-//	mapped_ms=<n> first_frame_ms=<n> rss_kb=<n> peak_rss_kb=<n> rss_anon_kb=<n> rss_file_kb=<n>
+//	mapped_ms=<n> first_frame_ms=<n> rss_kb=<n> peak_rss_kb=<n> rss_anon_kb=<n> rss_file_kb=<n> pss_kb=<n> pss_anon_kb=<n>
+//
+// PSS (proportional set size, /proc/PID/smaps_rollup) counts each shared
+// page divided by the number of processes mapping it: the libraries a
+// program shares with the rest of the system weigh less than in RSS.
 //
 // The first frame is the first capture of the window (xwd) that is not a
 // single flat colour: an unpainted window is uniformly black here. Polling
@@ -32,6 +36,7 @@ import (
 func main() {
 	name := flag.String("name", "", "exact title of the window to wait for")
 	play := flag.Bool("play", false, "play one unit with the keyboard (Enter, 1, Space, 2, Space) before reading the memory")
+	fall := flag.Bool("fall", false, "measure the CPU while a puck falls instead: Enter, then 1, then cpu_fall_pct over the next 2.5 s (a program without pucks measures itself idle)")
 	hold := flag.Duration("hold", 0, "how long to keep the program running after its first frame, sampling its memory (the play happens within it)")
 	timeout := flag.Duration("timeout", 60*time.Second, "give up waiting for the window after this long")
 	logFile := flag.String("log", "", "append the program's output to this file")
@@ -48,11 +53,18 @@ func main() {
 		}
 		programLog = f
 	}
+	if *fall {
+		*play, *hold = false, 0
+	}
+	fallCPU = *fall
 	if err := run(*name, *play, *hold, *timeout, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "benchwin:", err)
 		os.Exit(1)
 	}
 }
+
+// fallCPU: measure the CPU during a fall (-fall) rather than the memory.
+var fallCPU bool
 
 // programLog receives the measured program's output when -log is given.
 var programLog io.Writer = io.Discard
@@ -115,6 +127,9 @@ func run(name string, play bool, hold, timeout time.Duration, argv []string) err
 	firstFrame := time.Since(start)
 
 	pid := cmd.Process.Pid
+	if fallCPU {
+		return measureFall(wid, pid)
+	}
 	peak := 0
 	sample := func() int {
 		kb, err := rssKB(pid)
@@ -148,9 +163,55 @@ func run(name string, play bool, hold, timeout time.Duration, argv []string) err
 	rss := sample()
 	anon, _ := statusKB(pid, "RssAnon:")
 	file, _ := statusKB(pid, "RssFile:")
-	fmt.Printf("mapped_ms=%d first_frame_ms=%d rss_kb=%d peak_rss_kb=%d rss_anon_kb=%d rss_file_kb=%d\n",
-		mapped.Milliseconds(), firstFrame.Milliseconds(), rss, peak, anon, file)
+	pss, _ := fieldKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")
+	pssAnon, _ := fieldKB(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss_Anon:")
+	fmt.Printf("mapped_ms=%d first_frame_ms=%d rss_kb=%d peak_rss_kb=%d rss_anon_kb=%d rss_file_kb=%d pss_kb=%d pss_anon_kb=%d\n",
+		mapped.Milliseconds(), firstFrame.Milliseconds(), rss, peak, anon, file, pss, pssAnon)
 	return nil
+}
+
+// measureFall presses Enter (JOUER) and 1 (the first puck), then prints
+// the share of one core the program used over the 2.5 s that follow: the
+// puck's fall (2.7 s or more). The steps and waits are the same for a
+// program that has no pucks, which then measures itself idle.
+func measureFall(wid string, pid int) error {
+	time.Sleep(2 * time.Second) // settled: the first frames are drawn
+	for _, key := range []string{"Return", "1"} {
+		if err := exec.Command("xdotool", "key", "--window", wid, key).Run(); err != nil {
+			return fmt.Errorf("xdotool key %s: %w", key, err)
+		}
+		time.Sleep(1500 * time.Millisecond) // the sale, then the pucks on offer; then the fall starts
+	}
+	// Measured from 0.3 s into the fall: the pick is recorded first.
+	a, err := cpuTicks(pid)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	time.Sleep(2500 * time.Millisecond)
+	b, err := cpuTicks(pid)
+	if err != nil {
+		return err
+	}
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	fmt.Printf("cpu_fall_pct=%.1f\n", float64(b-a)/ticksPerSecond/time.Since(start).Seconds()*100)
+	return nil
+}
+
+// cpuTicks is the CPU time pid used so far, user and system, all threads.
+func cpuTicks(pid int) (int, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	utime, err1 := strconv.Atoi(f[11])
+	stime, err2 := strconv.Atoi(f[12])
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return utime + stime, nil
 }
 
 // stop ends the program with SIGTERM, as systemd would, then SIGKILL.
@@ -168,7 +229,12 @@ func rssKB(pid int) (int, error) { return statusKB(pid, "VmRSS:") }
 
 // statusKB reads a "Name:  123 kB" line of /proc/PID/status.
 func statusKB(pid int, name string) (int, error) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	return fieldKB(fmt.Sprintf("/proc/%d/status", pid), name)
+}
+
+// fieldKB reads the "Name:  123 kB" line of a /proc file.
+func fieldKB(path, name string) (int, error) {
+	status, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
@@ -177,7 +243,7 @@ func statusKB(pid int, name string) (int, error) {
 			return strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
 		}
 	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", name, pid)
+	return 0, fmt.Errorf("no %s in %s", name, path)
 }
 
 // xwdPainted reports whether an XWD image (X Window Dump, as xwd writes it)
