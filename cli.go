@@ -33,6 +33,7 @@ var commands = map[string]command{
 	"audit":    cmdAudit,
 	"operator": cmdOperator,
 	"report":   cmdReport,
+	"sync":     cmdSync,
 }
 
 // usageError is a mistake in the command line (exit status 2).
@@ -215,6 +216,9 @@ func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 	state := "déroulement terminé"
 	if !sale.Done() {
 		state = "déroulement non terminé (le résultat enregistré fait foi)"
+	}
+	if sale.SoldBy != "" { // found by the central: another kiosk's unit
+		state = "vendu par le kiosque " + sale.SoldBy
 	}
 	for _, line := range [][2]string{
 		{"Ticket", sale.Ticket.String()},

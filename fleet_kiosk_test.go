@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"starfortune/central"
+	"starfortune/internal/pgtest"
+)
+
+// The kiosk's side of the fleet, run as a user would: the command line of a
+// kiosk against a central on a private PostgreSQL cluster.
+
+// fleetCentral creates a central with one 0,50 € block cut in packs of
+// packSize, and returns its connection string.
+func fleetCentral(t *testing.T, packSize int) string {
+	t.Helper()
+	db := pgtest.DB(t)
+	for _, args := range [][]string{{"init"}, {"emission", "create", "--stake", "0.5", "--blocks", "1", "--pack-size", fmt.Sprint(packSize)}} {
+		if _, errOut, code := centralCLI(t, db, args...); code != 0 {
+			t.Fatalf("central %v: %d %s", args, code, errOut)
+		}
+	}
+	return db
+}
+
+// fleetKiosk adds kiosk id to the central and returns its connection string.
+func fleetKiosk(t *testing.T, db, id string) string {
+	t.Helper()
+	out, errOut, code := centralCLI(t, db, "kiosk", "add", id, "--json")
+	var k central.Kiosk
+	if code != 0 || json.Unmarshal([]byte(out), &k) != nil {
+		t.Fatalf("kiosk add %s: %d %s", id, code, errOut)
+	}
+	return k.URL
+}
+
+// kioskCLI runs the command line of kiosk id connected to url.
+func kioskCLI(t *testing.T, dir, url, id string, args ...string) (string, string, int) {
+	t.Helper()
+	return cli(t, dir, append([]string{"--central", url, "--kiosk", id}, args...)...)
+}
+
+func mustKiosk(t *testing.T, dir, url, id string, args ...string) string {
+	t.Helper()
+	out, errOut, code := kioskCLI(t, dir, url, id, args...)
+	if code != 0 {
+		t.Fatalf("kiosk %s %s: status %d: %s", id, strings.Join(args, " "), code, errOut)
+	}
+	return out
+}
+
+func syncStatus(t *testing.T, dir, url, id string) syncJSON {
+	t.Helper()
+	var s syncJSON
+	out, errOut, _ := kioskCLI(t, dir, url, id, "sync", "--status", "--json")
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("sync --status: %q %s: %v", out, errOut, err)
+	}
+	return s
+}
+
+func fleetKiosks(t *testing.T, db string) map[string]central.Kiosk {
+	t.Helper()
+	out, errOut, code := centralCLI(t, db, "kiosks", "--json")
+	if code != 0 {
+		t.Fatalf("central kiosks: %d %s", code, errOut)
+	}
+	var list []central.Kiosk
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("central kiosks: %q: %v", out, err)
+	}
+	ks := map[string]central.Kiosk{}
+	for _, k := range list {
+		ks[k.ID] = k
+	}
+	return ks
+}
+
+func centralAuditOK(t *testing.T, db string) {
+	t.Helper()
+	if out, errOut, code := centralCLI(t, db, "audit"); code != 0 {
+		t.Fatalf("central audit: %d\n%s%s", code, out, errOut)
+	}
+}
+
+// A kiosk sells from packs, syncs, keeps selling within its offline grace
+// with the central unreachable, refuses sales beyond it (and at once in the
+// strict mode), and syncs everything once the central answers again.
+func TestFleetKioskOfflineThenSync(t *testing.T) {
+	db := fleetCentral(t, 100)
+	url := fleetKiosk(t, db, "k1")
+	dir := t.TempDir()
+	sales := decodeSales(t, mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "150", "--batch", "40", "--json"))
+	if len(sales) != 150 {
+		t.Fatalf("sold %d units, want 150", len(sales))
+	}
+	for i, s := range sales { // two packs of the one block, in order
+		if s.Block != "01-050-0001" || s.Index != uint32(i) {
+			t.Fatalf("unit %d: %+v", i, s)
+		}
+	}
+	if s := syncStatus(t, dir, url, "k1"); s.Backlog != 0 || !s.Online || s.Kiosk != "k1" {
+		t.Fatalf("after play: %+v", s)
+	}
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != 150 || k.LastSaleSeq != 150 {
+		t.Fatalf("central after play: %+v", k)
+	}
+	mustKiosk(t, dir, url, "k1", "audit")
+
+	// The central unreachable: a wrong address, a grace of an hour.
+	down := "host=" + filepath.Join(t.TempDir(), "nowhere") + " port=5 dbname=x user=x connect_timeout=2"
+	conf := filepath.Join(t.TempDir(), "starfortune.toml")
+	if err := os.WriteFile(conf, []byte("[central]\nurl = \""+down+"\"\nkiosk = \"k1\"\noffline_grace = \"1h\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	offline := decodeSales(t, mustCLI(t, dir, "--config", conf, "play", "--stake", "0,50", "--n", "20", "--json"))
+	if len(offline) != 20 || offline[0].Index != 150 {
+		t.Fatalf("offline sales: %d, first %+v", len(offline), offline[0])
+	}
+	var st syncJSON
+	out, _, code := cli(t, dir, "--config", conf, "sync", "--json")
+	if err := json.Unmarshal([]byte(out), &st); err != nil || code != 1 || st.Backlog != 20 || st.BacklogSales != 20 || st.Oldest == nil || st.Error == "" {
+		t.Fatalf("sync while offline: status %d %+v %v", code, st, err)
+	}
+	// Beyond the grace (here a nanosecond), nothing is sold.
+	if err := os.WriteFile(conf, []byte("[central]\nurl = \""+down+"\"\nkiosk = \"k1\"\noffline_grace = \"1ns\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := cli(t, dir, "--config", conf, "play", "--stake", "0,50")
+	if code != 1 || !strings.Contains(errOut, "OFFLINE") || !strings.Contains(errOut, "offline grace") {
+		t.Fatalf("play beyond the grace: status %d, %q", code, errOut)
+	}
+	// Back online: the backlog goes, the central has every sale once.
+	if s := syncStatus(t, dir, url, "k1"); s.Backlog != 0 {
+		t.Fatalf("back online: %+v", s)
+	}
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != 170 {
+		t.Fatalf("central after reconnection: %+v", k)
+	}
+	centralAuditOK(t, db)
+
+	// Support at another kiosk finds k1's ticket through the central.
+	other := t.TempDir()
+	shown := mustKiosk(t, other, fleetKiosk(t, db, "k2"), "k2", "show", offline[3].Ticket)
+	if !strings.Contains(shown, "vendu par le kiosque k1") {
+		t.Fatalf("show at k2 of k1's ticket: %q", shown)
+	}
+}
