@@ -151,3 +151,67 @@ func TestFleetKioskOfflineThenSync(t *testing.T) {
 		t.Fatalf("show at k2 of k1's ticket: %q", shown)
 	}
 }
+
+// sync --release returns the unsold remainder of the kiosk's packs: the
+// kiosk sells none of it any more, and another kiosk's next claim gets it.
+func TestFleetKioskRelease(t *testing.T) {
+	db := fleetCentral(t, 100)
+	url1, url2 := fleetKiosk(t, db, "k1"), fleetKiosk(t, db, "k2")
+	dir1, dir2 := t.TempDir(), t.TempDir()
+	mustKiosk(t, dir1, url1, "k1", "play", "--stake", "0,50", "--n", "30")
+	var rel syncJSON
+	out := mustKiosk(t, dir1, url1, "k1", "sync", "--release", "--json")
+	if err := json.Unmarshal([]byte(out), &rel); err != nil || len(rel.Released) == 0 || rel.Backlog != 0 {
+		t.Fatalf("release: %q %v", out, err)
+	}
+	for _, p := range rel.Packs {
+		if p.Left != 0 || p.Releasing {
+			t.Fatalf("a pack still to sell or to return after the release: %+v", rel)
+		}
+	}
+	sales := decodeSales(t, mustKiosk(t, dir2, url2, "k2", "play", "--stake", "0,50", "--n", "70", "--batch", "70", "--json"))
+	for i, s := range sales { // k1's remainder [30, 100) first
+		if s.Index != uint32(30+i) {
+			t.Fatalf("k2's unit %d is position %d, want %d", i, s.Index, 30+i)
+		}
+	}
+	// k1 claims anew: never a position it released or k2 sold.
+	more := decodeSales(t, mustKiosk(t, dir1, url1, "k1", "play", "--stake", "0,50", "--n", "5", "--json"))
+	if more[0].Index < 100 {
+		t.Fatalf("k1 sold position %d after releasing it", more[0].Index)
+	}
+	centralAuditOK(t, db)
+	mustKiosk(t, dir1, url1, "k1", "audit")
+}
+
+// A kiosk restored from a backup older than what the central knows asks
+// the central first and never sells those positions again.
+func TestFleetKioskRestoredFromOldBackup(t *testing.T) {
+	db := fleetCentral(t, 100)
+	url := fleetKiosk(t, db, "k1")
+	dir := t.TempDir()
+	mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "20")
+	backup := filepath.Join(t.TempDir(), "k1.tar.gz")
+	mustCLI(t, dir, "backup", backup)
+	after := decodeSales(t, mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "30", "--json"))
+	restored := t.TempDir()
+	mustCLI(t, restored, "restore", backup)
+	again := decodeSales(t, mustKiosk(t, restored, url, "k1", "play", "--stake", "0,50", "--n", "10", "--json"))
+	sold := map[string]bool{}
+	for _, s := range after {
+		sold[s.Ticket] = true
+	}
+	for _, s := range again {
+		if sold[s.Ticket] {
+			t.Fatalf("the restored kiosk sold %s again", s.Ticket)
+		}
+	}
+	if s := syncStatus(t, restored, url, "k1"); s.Backlog != 0 {
+		t.Fatalf("restored kiosk's backlog: %+v", s)
+	}
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != 60 {
+		t.Fatalf("central: %d sales, want 60", k.Sales)
+	}
+	centralAuditOK(t, db)
+	mustKiosk(t, restored, url, "k1", "audit")
+}

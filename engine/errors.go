@@ -49,6 +49,9 @@ var (
 	// than its offline grace; it sells again by itself once it has. An
 	// *OfflineError says since when.
 	ErrOffline = errors.New("terminal offline: the central has not been reached for too long")
+	// ErrNeedsCentral: a kiosk of a fleet opened without its central's
+	// address: it reads its history but sells and syncs nothing.
+	ErrNeedsCentral = errors.New("this terminal is a kiosk of a fleet: it sells and syncs only with its central's address (--central URL or the settings' [central] url)")
 )
 
 // OfflineError is a sale refused by a kiosk of a fleet out of touch with

@@ -369,6 +369,17 @@ func checkPackCursor(tx ReadTx, h *heldPack) []string {
 	return problems
 }
 
+// fleetStore reports whether store is a fleet kiosk's: opened without its
+// central, it draws no block of its own (its tickets are the central's).
+func fleetStore(ctx context.Context, store Store) bool {
+	var ok bool
+	_ = store.View(ctx, func(tx ReadTx) (err error) {
+		_, ok, err = tx.Setting(fleetStateKey)
+		return err
+	})
+	return ok
+}
+
 // packOf is the held pack selling ticket t, or nil. Called with mu.
 func (f *Fleet) packOf(t Ticket) *heldPack {
 	for _, h := range f.packs {
@@ -426,6 +437,9 @@ func (f *Fleet) poke() {
 // transaction as a local block's. With no unit held at all (a new kiosk, a
 // new stake) it waits for the loop's claim, at most claimWait.
 func (f *Fleet) sell(ctx context.Context, req SellRequest) ([]Sale, error) {
+	if f.cfg.Central == nil {
+		return nil, ErrNeedsCentral
+	}
 	deadline := time.Now().Add(claimWait)
 	asked := time.Now()
 	for {
@@ -570,6 +584,10 @@ func putRevealRuns(tx *journalTx, sales []Sale) error {
 // so that a kiosk restored from a backup never sells a position the central
 // knows), then every SyncEvery, or sooner when a sale asks.
 func (f *Fleet) start(ctx context.Context) {
+	if f.cfg.Central == nil {
+		close(f.done)
+		return
+	}
 	first, cancel := context.WithTimeout(ctx, 3*time.Second)
 	f.lastErr = f.round(first)
 	cancel()
@@ -855,6 +873,9 @@ func (f *Fleet) reconcile(ctx context.Context) error {
 // Sync pushes every movement (and the sales among them) the central does
 // not have yet, in batches, then returns the remainders released.
 func (f *Fleet) Sync(ctx context.Context) error {
+	if f.cfg.Central == nil {
+		return ErrNeedsCentral
+	}
 	f.pushMu.Lock()
 	defer f.pushMu.Unlock()
 	for {
@@ -935,7 +956,9 @@ func outboxItem(tx ReadTx, seq uint64, packs []heldPack) (FleetMovement, *FleetS
 	if err := tx.Ledger(o.Player, o.Ledger, o.Ledger, func(e LedgerEntry) error { l, found = e, true; return nil }); err != nil || !found {
 		return FleetMovement{}, nil, fmt.Errorf("%w: ledger entry %d of %s for outbox entry %d (%v)", ErrCorrupt, o.Ledger, o.Player, seq, err)
 	}
-	m := FleetMovement{Seq: seq, ID: fmt.Sprintf("%s/%d", o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
+	// The id names the movement number too: a kiosk restored from an old
+	// backup writes its ledger entries again under new numbers.
+	m := FleetMovement{Seq: seq, ID: fmt.Sprintf("%d:%s/%d", seq, o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
 		Debit: l.Debit, Credit: l.Credit, Time: l.Time}
 	if o.SaleSeq == 0 {
 		return m, nil, nil
@@ -995,6 +1018,9 @@ func (f *Fleet) releasePending(ctx context.Context) error {
 // A remainder the central could not take yet is returned by the
 // background loop later; the kiosk sells none of it meanwhile.
 func (f *Fleet) Release(ctx context.Context) ([]string, error) {
+	if f.cfg.Central == nil {
+		return nil, ErrNeedsCentral
+	}
 	f.w.mu.Lock()
 	var released []string
 	moved := map[*heldPack]packCursor{}
@@ -1095,6 +1121,9 @@ func (f *Fleet) Status(ctx context.Context) (SyncStatus, error) {
 func (f *Fleet) close() {
 	close(f.stop)
 	<-f.done
+	if f.cfg.Central == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := f.Sync(ctx); err != nil {

@@ -88,6 +88,9 @@ func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) 
 	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
 	s := &Service{Sales: newSales(w, cfg), Cash: cash, Desk: &Desk{w: w, cash: cash, iterations: cfg.PINIterations},
 		Reports: &Reports{w: w, emission: cfg.Emission}, Auditor: &Auditor{w: w}, w: w, cfg: cfg}
+	if cfg.Fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
+		cfg.Fleet = &FleetConfig{}
+	}
 	if cfg.Fleet != nil {
 		w.fleet = true
 		s.Fleet = newFleet(w, *cfg.Fleet, cfg.DemoFunds)
