@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"starfortune/central"
 	"starfortune/internal/pgtest"
@@ -214,4 +219,60 @@ func TestFleetKioskRestoredFromOldBackup(t *testing.T) {
 	}
 	centralAuditOK(t, db)
 	mustKiosk(t, restored, url, "k1", "audit")
+}
+
+// A kiosk killed with SIGKILL while it sells and pushes loses nothing and
+// pushes nothing twice: after the kills, one sync brings the central to
+// exactly the kiosk's history, and both audits are clean.
+func TestFleetKioskKilledDuringSync(t *testing.T) {
+	db := fleetCentral(t, 500)
+	url := fleetKiosk(t, db, "k1")
+	dir := t.TempDir()
+	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "5000")
+	printed := map[string]bool{}
+	for round := range 4 {
+		cmd := exec.Command(os.Args[0], "--data", dir, "--central", url, "--kiosk", "k1",
+			"play", "--stake", "0.5", "--n", "100000", "--batch", fmt.Sprint(1+rand.IntN(40)), "--json")
+		cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
+		stdout, _ := cmd.StdoutPipe()
+		var stderr safeBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(time.Duration(800+rand.IntN(2500))*time.Millisecond, func() { cmd.Process.Signal(syscall.SIGKILL) })
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var s saleJSON
+			if json.Unmarshal(sc.Bytes(), &s) == nil {
+				printed[s.Ticket] = true
+			}
+		}
+		timer.Stop()
+		if err := cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+			t.Fatalf("round %d: the child was not killed (%v): %s", round, err, stderr.String())
+		}
+	}
+	if len(printed) == 0 {
+		t.Fatal("the children sold nothing before they were killed")
+	}
+	if s := syncStatus(t, dir, url, "k1"); s.Backlog != 0 {
+		t.Fatalf("after the kills: %+v", s)
+	}
+	local := decodeSales(t, mustKiosk(t, dir, url, "k1", "history", "--last", "1000000", "--json"))
+	for tk := range printed {
+		found := false
+		for _, s := range local {
+			found = found || s.Ticket == tk
+		}
+		if !found {
+			t.Fatalf("printed sale %s lost", tk)
+		}
+	}
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != int64(len(local)) {
+		t.Fatalf("central has %d sales, the kiosk %d", k.Sales, len(local))
+	}
+	t.Logf("%d sales over 4 kills, %d printed", len(local), len(printed))
+	centralAuditOK(t, db)
+	mustKiosk(t, dir, url, "k1", "audit")
 }
