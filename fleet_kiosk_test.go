@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -14,6 +16,8 @@ import (
 	"time"
 
 	"starfortune/central"
+	"starfortune/engine"
+	"starfortune/engine/memstore"
 	"starfortune/internal/pgtest"
 )
 
@@ -275,4 +279,43 @@ func TestFleetKioskKilledDuringSync(t *testing.T) {
 	t.Logf("%d sales over 4 kills, %d printed", len(local), len(printed))
 	centralAuditOK(t, db)
 	mustKiosk(t, dir, url, "k1", "audit")
+}
+
+// tamperingCentral hands out packs with one unit's salt changed, as a
+// kiosk would see a pack changed on the way or in the central's tables.
+type tamperingCentral struct{ *central.Client }
+
+func (c tamperingCentral) ClaimPack(ctx context.Context, stake engine.Cents) (engine.Pack, error) {
+	p, err := c.Client.ClaimPack(ctx, stake)
+	if err == nil {
+		p.Salts[7][0] ^= 1
+	}
+	return p, err
+}
+
+// A pack whose proof does not lead to its block's root is refused before
+// any unit of it is sold, and nothing of it is kept.
+func TestFleetKioskRefusesTamperedPack(t *testing.T) {
+	ctx := context.Background()
+	db := fleetCentral(t, 100)
+	c, err := central.Open(ctx, fleetKiosk(t, db, "k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cfg := engine.DefaultConfig()
+	cfg.Fleet = &engine.FleetConfig{Central: tamperingCentral{c}, Kiosk: "k1", OfflineGrace: time.Hour}
+	svc, err := engine.NewService(ctx, memstore.New(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	sales, err := svc.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1, Actor: "test"})
+	if !errors.Is(err, engine.ErrBadProof) || len(sales) != 0 {
+		t.Fatalf("sale from a tampered pack: %v, %d sold", err, len(sales))
+	}
+	st, err := svc.Fleet.Status(ctx)
+	if err != nil || len(st.Packs) != 0 || st.Backlog != 0 {
+		t.Fatalf("after the refusal: %+v %v", st, err)
+	}
 }

@@ -442,7 +442,7 @@ func (f *Fleet) sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	}
 	deadline := time.Now().Add(claimWait)
 	asked := time.Now()
-	for {
+	for woke := false; ; woke = true {
 		f.w.mu.Lock()
 		if err := f.w.err(); err != nil {
 			f.w.mu.Unlock()
@@ -472,6 +472,9 @@ func (f *Fleet) sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 		}
 		wait, cause := f.claimed, f.lastErr
 		f.w.mu.Unlock()
+		if woke && cause != nil { // the round that was to claim failed: say why at once
+			return nil, fmt.Errorf("no pack held at %s: %w", req.Stake, cause)
+		}
 		f.poke()
 		left := time.Until(deadline)
 		if left <= 0 {
