@@ -63,7 +63,8 @@ const (
 	pushBatch     = 1000             // movements per push
 	claimWait     = 15 * time.Second // the longest a sale waits for a first pack
 	maxBackoff    = 30 * time.Second
-	netTimeout    = 10 * time.Second // one round of the background loop
+	netTimeout    = 60 * time.Second // one round of the background loop
+	roundBatches  = 4                // pushes per round: claims are not kept waiting
 	noPackRetry   = 30 * time.Second // the central had no pack: ask again after this
 )
 
@@ -613,7 +614,12 @@ func (f *Fleet) run() {
 			if f.lastErrLocked() != nil {
 				continue // backing off: the timer decides
 			}
-			timer.Stop()
+			if !timer.Stop() {
+				select { // drained, so that Reset below starts afresh
+				case <-timer.C:
+				default:
+				}
+			}
 		case <-timer.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), netTimeout)
@@ -652,13 +658,22 @@ func (f *Fleet) round(ctx context.Context) (err error) {
 		}
 		f.reconciled = true
 	}
-	if err := f.Sync(ctx); err != nil {
+	if err := f.claim(ctx); err != nil { // first: a sale may be waiting for it
+		return err
+	}
+	f.pushMu.Lock()
+	more, err := f.push(ctx, roundBatches)
+	f.pushMu.Unlock()
+	if err != nil {
 		if errors.Is(err, ErrSyncGap) {
 			f.reconciled = false
 		}
 		return err
 	}
-	if err := f.claim(ctx); err != nil {
+	if more {
+		f.poke() // the rest at once, after a look at the packs
+	}
+	if err := f.releasePending(ctx); err != nil {
 		return err
 	}
 	f.w.mu.Lock()
@@ -880,17 +895,24 @@ func (f *Fleet) Sync(ctx context.Context) error {
 		return ErrNeedsCentral
 	}
 	f.pushMu.Lock()
-	defer f.pushMu.Unlock()
-	for {
-		n, err := f.pushOnce(ctx)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			break
-		}
+	_, err := f.push(ctx, -1)
+	f.pushMu.Unlock()
+	if err != nil {
+		return err
 	}
 	return f.releasePending(ctx)
+}
+
+// push pushes at most batches batches (-1: all), and says whether more
+// wait. Called with pushMu.
+func (f *Fleet) push(ctx context.Context, batches int) (more bool, err error) {
+	for ; batches != 0; batches-- {
+		n, err := f.pushOnce(ctx)
+		if err != nil || n == 0 {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // pushOnce pushes one batch; it returns how many movements it pushed.
