@@ -231,12 +231,18 @@ func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 		{"Disponibilités", fmt.Sprintf("%s → %s", fr.Money(sale.BalanceBefore), fr.Money(sale.BalanceAfter))},
 		{"État", state},
 	} {
+		if line[0] == "Disponibilités" && sale.SoldBy != "" {
+			continue // the balances are the selling kiosk's
+		}
 		fmt.Fprintf(out, "%-16s%s\n", line[0], line[1])
 	}
 	return nil
 }
 
 func dropLine(s engine.Sale, i int) string {
+	if s.SoldBy != "" { // the central keeps the outcome, not the pucks chosen
+		return describeDrop(s.Unit.Drops[i], s.Stake())
+	}
 	slot := "non choisi"
 	if s.Reveal.Slots[i] != engine.NoSlot {
 		slot = fmt.Sprintf("fente %d", s.Reveal.Slots[i]+1)
