@@ -72,7 +72,9 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 		if out := mustKiosk(t, dirs[id], urls[id], id, "sync", "--json"); json.Unmarshal([]byte(out), &s) != nil || s.Backlog != 0 {
 			t.Fatalf("kiosk %s: sync: %q", id, out)
 		}
-		mustKiosk(t, dirs[id], urls[id], id, "audit")
+		if out, errOut, code := kioskCLI(t, dirs[id], urls[id], id, "audit"); code != 0 {
+			t.Fatalf("kiosk %s audit: %d\n%s%s", id, code, out, errOut)
+		}
 		f.WriteString(mustKiosk(t, dirs[id], urls[id], id, "history", "--last", fmt.Sprint(size), "--json"))
 	}
 	f.Close()

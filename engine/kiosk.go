@@ -381,16 +381,6 @@ func fleetStore(ctx context.Context, store Store) bool {
 	return ok
 }
 
-// packOf is the held pack selling ticket t, or nil. Called with mu.
-func (f *Fleet) packOf(t Ticket) *heldPack {
-	for _, h := range f.packs {
-		if h.holds(t) {
-			return h
-		}
-	}
-	return nil
-}
-
 // held is the units left at the stake. Called with mu.
 func (f *Fleet) held(stake Cents) (n uint32) {
 	for _, h := range f.packs {
