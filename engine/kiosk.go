@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,7 +28,8 @@ import (
 //	fleet/state          the kiosk's id, its last sale and movement numbers,
 //	                     the last movement the central has, the last contact
 //	fleet/packs          the serials of the packs held, in claim order
-//	fleet/pack/SERIAL    a pack as the central sent it (units, salts, proof)
+//	fleet/pack/SERIAL/N  a pack as the central sent it (units, salts, proof),
+//	                     in chunks the journal can hold
 //	fleet/pcur/SERIAL    its cursor: next position, end, last record's hash
 //	fleet/out/SEQ        the outbox: movement SEQ is ledger entry (player, n),
 //	                     and sale number m when it is a sale
@@ -68,7 +70,49 @@ const (
 	noPackRetry   = 30 * time.Second // the central had no pack: ask again after this
 )
 
-func packBodyKey(serial string) string   { return "fleet/pack/" + serial }
+func packBodyKey(serial string, chunk int) string {
+	return fmt.Sprintf("fleet/pack/%s/%d", serial, chunk)
+}
+
+// packChunk is the most bytes of a pack one setting holds: the journal
+// writes a setting's value with a 16-bit length (a pack of 10 000 units
+// is 350 kB with its salts).
+const packChunk = 60_000
+
+// putPack stores a pack's encoding in chunks: fleet/pack/SERIAL/0, /1, …,
+// the first starting with the number of chunks.
+func putPack(tx *journalTx, p Pack) error {
+	body := encodePack(p)
+	n := (len(body) + 2 + packChunk - 1) / (packChunk)
+	body = append(binary.BigEndian.AppendUint16(nil, uint16(n)), body...)
+	for i := 0; len(body) > 0; i++ {
+		part := body[:min(packChunk, len(body))]
+		if err := tx.PutSetting(packBodyKey(p.Serial, i), part); err != nil {
+			return err
+		}
+		body = body[len(part):]
+	}
+	return nil
+}
+
+// readPack reads a pack putPack stored.
+func readPack(tx ReadTx, serial string) (Pack, error) {
+	var body []byte
+	for i, n := 0, 1; i < n; i++ {
+		v, ok, err := tx.Setting(packBodyKey(serial, i))
+		if err != nil || !ok {
+			return Pack{}, fmt.Errorf("%w: pack %s chunk %d missing (%v)", ErrCorrupt, serial, i, err)
+		}
+		if i == 0 {
+			if len(v) < 2 {
+				return Pack{}, fmt.Errorf("%w: pack %s truncated", ErrCorrupt, serial)
+			}
+			n, v = int(binary.BigEndian.Uint16(v)), v[2:]
+		}
+		body = append(body, v...)
+	}
+	return decodePack(body)
+}
 func packCursorKey(serial string) string { return packCursorPrefix + serial }
 
 const packCursorPrefix = "fleet/pcur/"
@@ -328,18 +372,14 @@ func readSerials(tx ReadTx) ([]string, error) {
 
 // readHeld reads a stored pack and its cursor, and verifies the pack again.
 func readHeld(tx ReadTx, serial string) (*heldPack, error) {
-	v, ok, err := tx.Setting(packBodyKey(serial))
-	if err != nil || !ok {
-		return nil, fmt.Errorf("%w: pack missing (%v)", ErrCorrupt, err)
-	}
-	p, err := decodePack(v)
+	p, err := readPack(tx, serial)
 	if err != nil {
 		return nil, err
 	}
 	if err := p.Verify(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	v, ok, err = tx.Setting(packCursorKey(serial))
+	v, ok, err := tx.Setting(packCursorKey(serial))
 	if err != nil || !ok {
 		return nil, fmt.Errorf("%w: pack cursor missing (%v)", ErrCorrupt, err)
 	}
@@ -757,7 +797,7 @@ func (f *Fleet) hold(ctx context.Context, p Pack, next uint32) error {
 	serials = append(serials, p.Serial)
 	f.contact = f.w.now().UTC()
 	err := f.w.update(ctx, func(tx *journalTx) error {
-		if err := tx.PutSetting(packBodyKey(p.Serial), encodePack(p)); err != nil {
+		if err := putPack(tx, p); err != nil {
 			return err
 		}
 		if err := tx.PutSetting(packCursorKey(p.Serial), h.cur.encode()); err != nil {

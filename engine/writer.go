@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -78,6 +79,9 @@ func (t *journalTx) PutOperatorEvent(e OperatorEvent) error {
 }
 
 func (t *journalTx) PutSetting(name string, v []byte) error {
+	if len(name) > math.MaxUint8 || len(v) > math.MaxUint16 { // the journal's lengths
+		return fmt.Errorf("setting %q: %d bytes, at most %d: %w", name, len(v), math.MaxUint16, ErrBadConfig)
+	}
 	t.entry.Settings = append(t.entry.Settings, JournalSetting{Name: name, Value: v})
 	return t.Tx.PutSetting(name, v)
 }
