@@ -1048,7 +1048,9 @@ func (f *Fleet) releasePending(ctx context.Context) error {
 		from := h.cur.End
 		f.w.mu.Unlock()
 		serial, err := f.cfg.Central.ReleasePack(ctx, h.Serial, from)
-		if err != nil {
+		if errors.Is(err, ErrPackState) { // already returned (a release whose answer was lost) or voided
+			f.w.log.Warn("pack remainder not returned: the central no longer counts it as held", "pack", h.Serial, "err", err)
+		} else if err != nil {
 			return err
 		}
 		f.w.mu.Lock()
