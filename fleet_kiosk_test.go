@@ -319,3 +319,28 @@ func TestFleetKioskRefusesTamperedPack(t *testing.T) {
 		t.Fatalf("after the refusal: %+v %v", st, err)
 	}
 }
+
+// A fleet kiosk's store rebuilt from its journal alone (`recover`) holds
+// its packs, its sales and its outbox again: it audits clean and sells on.
+func TestFleetKioskRecoveredFromItsJournal(t *testing.T) {
+	db := fleetCentral(t, 100)
+	url := fleetKiosk(t, db, "k1")
+	dir := t.TempDir()
+	mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "130", "--batch", "50")
+	want := mustKiosk(t, dir, url, "k1", "history", "--last", "1000")
+	if err := os.RemoveAll(filepath.Join(dir, "db")); err != nil {
+		t.Fatal(err)
+	}
+	mustCLI(t, dir, "recover")
+	if got := mustKiosk(t, dir, url, "k1", "history", "--last", "1000"); got != want {
+		t.Fatalf("history after recover differs:\n%s\nwant\n%s", got, want)
+	}
+	mustKiosk(t, dir, url, "k1", "audit")
+	if next := decodeSales(t, mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--json")); next[0].Index != 130 {
+		t.Fatalf("after recover the kiosk sells position %d, want 130", next[0].Index)
+	}
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != 131 {
+		t.Fatalf("central: %d sales, want 131", k.Sales)
+	}
+	centralAuditOK(t, db)
+}
