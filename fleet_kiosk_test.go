@@ -232,7 +232,7 @@ func TestFleetKioskKilledDuringSync(t *testing.T) {
 	db := fleetCentral(t, 500)
 	url := fleetKiosk(t, db, "k1")
 	dir := t.TempDir()
-	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "5000")
+	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "200000")
 	printed := map[string]bool{}
 	for round := range 4 {
 		cmd := exec.Command(os.Args[0], "--data", dir, "--central", url, "--kiosk", "k1",
