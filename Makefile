@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
+.PHONY: fleet-e2e run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -42,6 +42,11 @@ unit: deps-window
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
 smoke: build deps-window
 	./scripts/smoke.sh $(BIN)
+
+## fleet-e2e: three kiosk processes sell a whole block through a central's
+## packs (about 3 minutes on two cores; not part of make test)
+fleet-e2e: deps
+	STARFORTUNE_FLEET_E2E=1 $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v . | grep -E '^(ok|FAIL|---|    )'
 
 ## soak: the random-kill test at length (100 SIGKILLs), not part of make test
 soak: deps

@@ -33,6 +33,7 @@ var commands = map[string]command{
 	"audit":    cmdAudit,
 	"operator": cmdOperator,
 	"report":   cmdReport,
+	"sync":     cmdSync,
 }
 
 // usageError is a mistake in the command line (exit status 2).
@@ -216,6 +217,9 @@ func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 	if !sale.Done() {
 		state = "déroulement non terminé (le résultat enregistré fait foi)"
 	}
+	if sale.SoldBy != "" { // found by the central: another kiosk's unit
+		state = "vendu par le kiosque " + sale.SoldBy
+	}
 	for _, line := range [][2]string{
 		{"Ticket", sale.Ticket.String()},
 		{"Joueur", sale.Player},
@@ -227,12 +231,18 @@ func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 		{"Disponibilités", fmt.Sprintf("%s → %s", fr.Money(sale.BalanceBefore), fr.Money(sale.BalanceAfter))},
 		{"État", state},
 	} {
+		if line[0] == "Disponibilités" && sale.SoldBy != "" {
+			continue // the balances are the selling kiosk's
+		}
 		fmt.Fprintf(out, "%-16s%s\n", line[0], line[1])
 	}
 	return nil
 }
 
 func dropLine(s engine.Sale, i int) string {
+	if s.SoldBy != "" { // the central keeps the outcome, not the pucks chosen
+		return describeDrop(s.Unit.Drops[i], s.Stake())
+	}
 	slot := "non choisi"
 	if s.Reveal.Slots[i] != engine.NoSlot {
 		slot = fmt.Sprintf("fente %d", s.Reveal.Slots[i]+1)

@@ -31,6 +31,10 @@ type Config struct {
 	IdleTimeout    time.Duration // idle_timeout: "60s"; the attract screen starts after it
 	LogLevel       string        // log_level: debug, info, warn or error
 	DataDir        string        // data_dir: absolute, or starting with "~/"
+	// [central]: a kiosk of a fleet (README "Fleet"); no url: a lone kiosk.
+	CentralURL   string        // url: the connection string `central kiosk add` printed
+	CentralKiosk string        // kiosk: the kiosk's id
+	OfflineGrace time.Duration // offline_grace: selling without the central for at most this; "0s": never
 
 	Sound sound.Settings // the [sound] table: volume, mute, attract (config_sound.go)
 }
@@ -46,6 +50,7 @@ func DefaultConfig() Config {
 		IdleTimeout:    60 * time.Second,
 		LogLevel:       "info",
 		DataDir:        storage.DefaultDir(),
+		OfflineGrace:   engine.DefaultOfflineGrace,
 
 		Sound: sound.DefaultSettings(),
 	}
@@ -124,6 +129,7 @@ type configFile struct {
 	IdleTimeout    any `toml:"idle_timeout"`
 	LogLevel       any `toml:"log_level"`
 	DataDir        any `toml:"data_dir"`
+	Central        any `toml:"central"`
 
 	Sound any `toml:"sound"`
 }
@@ -347,7 +353,43 @@ func (raw *configFile) keys(cfg *Config) []configKey {
 			cfg.DataDir = dir
 			return ""
 		}},
+		{"central", raw.Central, func(v any) string { return setCentral(cfg, v) }},
 	}
+}
+
+// setCentral reads the [central] table: url, kiosk, offline_grace.
+func setCentral(cfg *Config, v any) string {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return `must be a table ([central] with url, kiosk, offline_grace), got ` + describe(v)
+	}
+	for k, v := range t {
+		s, ok := stringValue(v)
+		if !ok {
+			return fmt.Sprintf("%s must be a string, got %s", k, describe(v))
+		}
+		switch k {
+		case "url":
+			cfg.CentralURL = s
+		case "kiosk":
+			if !kioskIDPattern.MatchString(s) {
+				return fmt.Sprintf("kiosk %q is not a valid kiosk id: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit", s)
+			}
+			cfg.CentralKiosk = s
+		case "offline_grace":
+			d, err := time.ParseDuration(s)
+			if err != nil || d < 0 || d > 7*24*time.Hour {
+				return fmt.Sprintf(`offline_grace %q must be a duration from "0s" (never sell offline) to "168h", such as "15m"`, s)
+			}
+			cfg.OfflineGrace = d
+		default:
+			return fmt.Sprintf("unknown key %s (known: url, kiosk, offline_grace)", k)
+		}
+	}
+	if cfg.CentralURL == "" {
+		return "url is missing: the connection string `starfortune central kiosk add` printed"
+	}
+	return ""
 }
 
 // reportedParent reports whether a table holding k is itself unknown.

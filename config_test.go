@@ -80,11 +80,18 @@ data_dir = "/var/lib/starfortune"
 volume = 35
 mute = true
 attract = true
+
+[central]
+url = "host=/run/postgresql dbname=starfortune user=sf_k_k1"
+kiosk = "k1"
+offline_grace = "5m"
 `, func(c *Config) {
 			*c = Config{KioskID: "gare-nord.7", Emission: 3, BlocksPerStake: 250, Language: "en",
 				IdleTimeout: 150 * time.Second, LogLevel: "debug", DataDir: "/var/lib/starfortune",
-				Sound: sound.Settings{Volume: 35, Mute: true, Attract: true}}
+				Sound:      sound.Settings{Volume: 35, Mute: true, Attract: true},
+				CentralURL: "host=/run/postgresql dbname=starfortune user=sf_k_k1", CentralKiosk: "k1", OfflineGrace: 5 * time.Minute}
 		}},
+		{"strict offline mode", "[central]\nurl = \"u\"\noffline_grace = \"0s\"\n", func(c *Config) { c.CentralURL, c.OfflineGrace = "u", 0 }},
 		{"limits", "emission = 99\nblocks_per_stake = 9999\nidle_timeout = \"10s\"\n", func(c *Config) {
 			c.Emission, c.BlocksPerStake, c.IdleTimeout = 99, 9999, 10*time.Second
 		}},
@@ -123,6 +130,11 @@ func TestLoadConfigBad(t *testing.T) {
 		{"misspelt key", "emision = 2\n", 1, "emision", "unknown key (did you mean emission?)"},
 		{"unknown table", "language = \"fr\"\n[display]\nwidth = 1280\nheight = 1024\n", 2, "display", "unknown key"},
 		{"key in a table", "[kiosk]\nlanguage = \"en\"\n", 1, "kiosk", "unknown key"},
+		{"central not a table", "central = \"u\"\n", 1, "central", "must be a table"},
+		{"central without url", "[central]\nkiosk = \"k1\"\n", 1, "central", "url is missing"},
+		{"central bad grace", "[central]\nurl = \"u\"\noffline_grace = \"-1m\"\n", 1, "central", "offline_grace"},
+		{"central bad kiosk", "[central]\nurl = \"u\"\nkiosk = \"k 1\"\n", 1, "central", "not a valid kiosk id"},
+		{"central unknown key", "[central]\nurl = \"u\"\nuser = \"x\"\n", 1, "central", "unknown key user"},
 		{"kiosk id type", "kiosk_id = 7\n", 1, "kiosk_id", "must be a string, got the integer 7"},
 		{"kiosk id chars", "kiosk_id = \"kiosk 7\"\n", 1, "kiosk_id", "not a valid kiosk id"},
 		{"kiosk id empty", "kiosk_id = \"\"\n", 1, "kiosk_id", "not a valid kiosk id"},
@@ -191,7 +203,7 @@ func TestLoadConfigReportsEveryMistakeInFileOrder(t *testing.T) {
 	want := []string{
 		"config " + path + `:1: language: must be "fr" or "en", got "de"`,
 		"config " + path + ":2: emission: must be between 1 and 99 (two digits of the ticket number), got 0",
-		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, sound)",
+		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound)",
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", err, strings.Join(want, "\n"))

@@ -51,6 +51,12 @@ Usage:
   starfortune [--data DIR] backup FILE
   starfortune [--data DIR] restore FILE               into an empty data directory
   starfortune [--data DIR] recover                    rebuild the store from the journal
+  starfortune [--data DIR] sync [--status] [--release] [--json]   a kiosk of a fleet and its central
+  starfortune central --db URL …  |  starfortune verify …           the fleet's central (README "Fleet")
+
+A kiosk of a fleet: starfortune [--data DIR] --central URL --kiosk ID play|history|show|…
+(or the settings file's [central] url, kiosk, offline_grace): units come from the
+central's packs.
   starfortune version
 
 The data directory defaults to %s.
@@ -71,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	player := fs.String("player", engine.DemoPlayer, "player whose wallet the window uses")
 	configFlag := fs.String("config", "", "settings file (TOML); default $XDG_CONFIG_HOME/starfortune/starfortune.toml when it exists")
 	langFlag := fs.String("lang", "", `language of the window, "fr" or "en" (overrides the settings file and the system locale)`)
+	centralFlag := fs.String("central", "", "a kiosk of a fleet: the central's connection string (overrides the settings file's [central] url)")
+	args, kioskID := fleetArgs(args)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -105,10 +113,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fs.Visit(func(f *flag.Flag) { // the command line beats the file
-		if f.Name == "data" {
+		switch f.Name {
+		case "data":
 			conf.DataDir = *dataFlag
+		case "central":
+			conf.CentralURL = *centralFlag
 		}
 	})
+	if kioskID != "" {
+		conf.CentralKiosk = kioskID
+	}
+	if kioskID != "" && conf.CentralURL == "" {
+		fmt.Fprintf(stderr, "starfortune: --kiosk %s names a kiosk of a fleet: give --central URL too (or [central] url in the settings file)\n", kioskID)
+		return 2
+	}
 
 	logger, closeLog, err := openLog(conf.DataDir)
 	if err != nil {
@@ -132,14 +150,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	d := dataDir(conf.DataDir)
+	ecfg := conf.Engine()
+	if _, offline := offlineCommands[cmd]; !offline {
+		fleet, closeFleet, ferr := openFleet(ctx, conf)
+		if ferr != nil {
+			fmt.Fprintf(stderr, "starfortune: %v\n", ferr)
+			return 2
+		}
+		defer closeFleet()
+		ecfg.Fleet = fleet
+	}
 	if offline, ok := offlineCommands[cmd]; ok {
-		err = offline(ctx, d, conf.Engine(), logger, rest, stdout)
+		err = offline(ctx, d, ecfg, logger, rest, stdout)
 	} else if cmd == "" {
-		err = runWindow(ctx, d, conf.Engine(), logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout,
+		err = runWindow(ctx, d, ecfg, logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout,
 			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports"),
 			Sounds: sound.Open(conf.Sound, slog.New(zerolog.NewSlogHandler(logger)))})
 	} else {
-		err = withGame(ctx, d, conf.Engine(), logger, stderr, func(svc *engine.Service, store *storage.Store) error {
+		err = withGame(ctx, d, ecfg, logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			return command(ctx, svc, store, rest, stdout)
 		})
 	}
@@ -168,6 +196,9 @@ func staffHint(err error) string {
 		return "starfortune: set the operator PIN with: starfortune operator set-pin\n"
 	case errors.As(err, &oos) && oos.StoreBehind:
 		return "starfortune: the journal holds what the store lost: run starfortune recover\n"
+	case errors.Is(err, engine.ErrOffline):
+		return "starfortune: the kiosk is OFFLINE: it has not reached its central for longer than its offline grace, so it sells nothing;\n" +
+			"starfortune: it resumes by itself once the central answers (check the network and the central; see starfortune sync --status)\n"
 	}
 	return ""
 }

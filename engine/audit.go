@@ -21,7 +21,8 @@ func (r Report) OK() bool { return len(r.Findings) == 0 }
 // Auditor runs the audit: every check that can be made offline, on the
 // store and the journal together.
 type Auditor struct {
-	w *writer
+	w     *writer
+	fleet *Fleet // a kiosk of a fleet: its packs are audited too
 }
 
 // Audit verifies everything that can be verified offline: each block's
@@ -59,6 +60,11 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 			progress(i+1, total)
 		}
 	}
+	if au.fleet != nil {
+		if err := a.packs(ctx, au.w, au.fleet.packs); err != nil {
+			return Report{}, fmt.Errorf("audit packs: %w", err)
+		}
+	}
 	for i, w := range wallets {
 		if err := au.w.view(ctx, func(tx ReadTx) error { return a.wallet(tx, w) }); err != nil {
 			return Report{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
@@ -68,7 +74,11 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 		}
 	}
 	if au.w.journal != nil {
-		if err := au.w.view(ctx, func(tx ReadTx) error { return a.journal(tx, au.w.journal, blocks, wallets) }); err != nil {
+		var packs []*heldPack
+		if au.fleet != nil {
+			packs = au.fleet.packs
+		}
+		if err := au.w.view(ctx, func(tx ReadTx) error { return a.journal(tx, au.w.journal, blocks, wallets, packs) }); err != nil {
 			return Report{}, fmt.Errorf("audit journal: %w", err)
 		}
 	}
@@ -240,13 +250,21 @@ func (a *auditor) wallet(tx ReadTx, w Wallet) error {
 // of each block must form the same chain as the store's (same count, same
 // head hash: then every record is the same, byte for byte), and likewise
 // each player's ledger entries; the journal must end where the store says.
-func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet) error {
+func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*heldPack) error {
 	chains := map[BlockRef]*Cursor{}
+	packHeads := map[*heldPack]Hash{}
 	ledgers := map[string]*Wallet{}
 	var head JournalHead
 	err := j.Entries(func(e JournalEntry) error {
 		head = e.Head()
 		for _, r := range e.Records {
+			if h := packHolding(packs, r.Ticket); h != nil {
+				if r.Prev != packHeads[h] {
+					a.findf("ticket %s: the journal's record does not follow pack %s's previous one (journal entry %d)", r.Ticket, h.Serial, e.Seq)
+				}
+				packHeads[h] = r.Hash()
+				continue
+			}
 			c := chains[r.Ticket.Block]
 			if c == nil {
 				c = &Cursor{}
@@ -287,6 +305,11 @@ func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wa
 	for ref, c := range chains {
 		a.findf("block %s: %d sales in the journal, block unknown to the store", ref, c.Served)
 	}
+	for _, h := range packs {
+		if packHeads[h] != h.cur.Head {
+			a.findf("pack %s: the journal's sales and the store's differ", h.Serial)
+		}
+	}
 	for _, w := range wallets {
 		l := ledgers[w.Player]
 		if l == nil {
@@ -306,6 +329,81 @@ func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wa
 	}
 	if ok && stored.Head != head || !ok && head.Seq != 0 {
 		a.findf("the journal ends at entry %d, the store at entry %d", head.Seq, stored.Head.Seq)
+	}
+	return nil
+}
+
+// packs audits a fleet's kiosk's packs: each verifies against its block's
+// root; its history records form an intact chain of their own, match its
+// units, lie below its cursor and end at its head.
+func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error {
+	byBlock := map[BlockRef][]*heldPack{}
+	var refs []BlockRef
+	for _, h := range held {
+		if byBlock[h.Block] == nil {
+			refs = append(refs, h.Block)
+		}
+		byBlock[h.Block] = append(byBlock[h.Block], h)
+	}
+	for _, ref := range refs {
+		hs := byBlock[ref]
+		bodies := map[*heldPack]*Pack{}
+		err := w.view(ctx, func(tx ReadTx) error {
+			for _, h := range hs {
+				stored, err := readHeld(tx, h.Serial)
+				if err != nil {
+					a.findf("pack %s: %v", h.Serial, err)
+					continue
+				}
+				bodies[h] = stored.body
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		served := make([]bool, BlockSize)
+		a.sold[ref] = served
+		heads := map[*heldPack]Hash{}
+		err = w.view(ctx, func(tx ReadTx) error {
+			return tx.Records(ref, func(r Record) error {
+				t := r.Ticket
+				h := packHolding(hs, t)
+				if h == nil || int(t.Index) >= len(served) {
+					a.findf("ticket %s: a history record outside the packs held", t)
+					return nil
+				}
+				if r.Prev != heads[h] {
+					a.findf("ticket %s: history chain of pack %s broken (record or its predecessor modified)", t, h.Serial)
+				}
+				heads[h] = r.Hash()
+				served[t.Index] = true
+				if t.Index >= h.cur.Next {
+					a.findf("ticket %s: beyond pack %s's cursor", t, h.Serial)
+				}
+				if b := bodies[h]; b != nil {
+					if u, err := b.Unit(t.Index - h.First); err != nil || u != r.Unit {
+						a.findf("ticket %s: history outcome differs from pack %s's unit", t, h.Serial)
+					}
+				}
+				if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
+					a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", t, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
+				}
+				ps := a.player(r.Player)
+				ps.records++
+				ps.net += r.Prize() - r.Stake()
+				a.report.Records++
+				return nil
+			})
+		})
+		if err != nil {
+			return err
+		}
+		for _, h := range hs {
+			if heads[h] != h.cur.Head {
+				a.findf("pack %s: history chain head does not match the cursor (last record modified or lost)", h.Serial)
+			}
+		}
 	}
 	return nil
 }

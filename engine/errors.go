@@ -45,7 +45,32 @@ var (
 	ErrOutOfService = errors.New("terminal out of service")
 	// ErrReveal: a reveal step out of order (wrong drop, slot, or finished unit).
 	ErrReveal = errors.New("invalid reveal step")
+	// ErrOffline: a kiosk of a fleet has not reached its central for longer
+	// than its offline grace; it sells again by itself once it has. An
+	// *OfflineError says since when.
+	ErrOffline = errors.New("terminal offline: the central has not been reached for too long")
+	// ErrNeedsCentral: a kiosk of a fleet opened without its central's
+	// address: it reads its history but sells and syncs nothing.
+	ErrNeedsCentral = errors.New("this terminal is a kiosk of a fleet: it sells and syncs only with its central's address (--central URL or the settings' [central] url)")
 )
+
+// OfflineError is a sale refused by a kiosk of a fleet out of touch with
+// its central. It matches ErrOffline.
+type OfflineError struct {
+	Since time.Time     // the last round trip with the central (zero: never)
+	Grace time.Duration // the offline grace (0: strict, a recent round trip needed)
+}
+
+func (e *OfflineError) Error() string {
+	since := "never reached"
+	if !e.Since.IsZero() {
+		since = "last reached " + e.Since.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("%v (%s, offline grace %s)", ErrOffline, since, e.Grace)
+}
+
+// Unwrap makes errors.Is(err, ErrOffline) true.
+func (e *OfflineError) Unwrap() error { return ErrOffline }
 
 // TicketProblem is what is wrong with a ticket number.
 type TicketProblem int

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The integrity checks of the single writer: what every change reads back
@@ -25,6 +27,7 @@ func (w *writer) verifyTouched(ctx context.Context, e JournalEntry) error {
 				problems = append(problems, checkCursor(tx, r.Ticket.Block, read)...)
 			}
 		}
+		problems = append(problems, checkPackCursors(tx, e, read)...)
 		players := map[string]bool{}
 		for _, l := range e.Ledger {
 			if !players[l.Player] {
@@ -186,4 +189,37 @@ func (w *writer) reconcileJournal(ctx context.Context) (problems []string, store
 	}
 	w.jhead = w.journal.Head()
 	return nil, false
+}
+
+// checkPackCursors: each pack cursor the entry wrote reads back as written
+// and hashes the entry's last record of the pack, which goes into read.
+func checkPackCursors(tx ReadTx, e JournalEntry, read map[Ticket]Record) []string {
+	var problems []string
+	for _, st := range e.Settings {
+		serial, ok := strings.CutPrefix(st.Name, packCursorPrefix)
+		if !ok {
+			continue
+		}
+		v, ok, err := tx.Setting(st.Name)
+		if err != nil || !ok || !bytes.Equal(v, st.Value) {
+			problems = append(problems, fmt.Sprintf("pack %s: cursor reads back otherwise (%v)", serial, err))
+			continue
+		}
+		c, err := decodePackCursor(v)
+		if err != nil || !c.HasLast {
+			continue
+		}
+		for i := len(e.Records) - 1; i >= 0; i-- {
+			if t := e.Records[i].Ticket; t.Index == c.Last && e.Records[i].Hash() == c.Head {
+				r, err := tx.Record(t)
+				if err != nil || r.Hash() != c.Head {
+					problems = append(problems, fmt.Sprintf("ticket %s: last record of pack %s does not match the chain head (%v)", t, serial, err))
+				} else {
+					read[t] = r
+				}
+				break
+			}
+		}
+	}
+	return problems
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 )
 
 // recoverBatch is how many journal items (records, ledger entries, reveals)
@@ -94,8 +95,22 @@ func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.L
 // replay writes one journal entry's changes, extending the store's chains.
 // Cursors and wallets are written once per entry, as the sale wrote them.
 func replay(tx Tx, e JournalEntry) error {
+	packs, err := entryPacks(tx, e)
+	if err != nil {
+		return err
+	}
 	cursors := map[BlockRef]Cursor{}
 	for _, r := range e.Records {
+		if h := packHolding(packs, r.Ticket); h != nil { // a fleet's pack: its own chain
+			if u, err := h.body.Unit(r.Ticket.Index - h.First); err != nil || r.Prev != h.cur.Head || u != r.Unit {
+				return fmt.Errorf("%w: ticket %s does not follow pack %s's history or its unit (%v)", ErrCorrupt, r.Ticket, h.Serial, err)
+			}
+			if err := tx.PutRecord(r); err != nil {
+				return err
+			}
+			h.cur.Head = r.Hash()
+			continue
+		}
 		ref := r.Ticket.Block
 		cur, seen := cursors[ref]
 		if !seen {
@@ -162,6 +177,34 @@ func replay(tx Tx, e JournalEntry) error {
 	for _, st := range e.Settings {
 		if err := tx.PutSetting(st.Name, st.Value); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// entryPacks are the fleet's packs a journal entry sells from (those whose
+// cursor it moves), as the store holds them before it.
+func entryPacks(tx ReadTx, e JournalEntry) ([]*heldPack, error) {
+	if len(e.Records) == 0 {
+		return nil, nil
+	}
+	var packs []*heldPack
+	for _, st := range e.Settings {
+		if serial, ok := strings.CutPrefix(st.Name, packCursorPrefix); ok {
+			h, err := readHeld(tx, serial)
+			if err != nil {
+				return nil, fmt.Errorf("pack %s: %w", serial, err)
+			}
+			packs = append(packs, h)
+		}
+	}
+	return packs, nil
+}
+
+func packHolding(packs []*heldPack, t Ticket) *heldPack {
+	for _, h := range packs {
+		if h.holds(t) {
+			return h
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Reports reads what was sold and moved, for players, attendants and
@@ -11,7 +12,8 @@ import (
 // the blocks and where their sales stand. It never changes anything.
 type Reports struct {
 	w        *writer
-	emission uint16 // the emission being sold
+	emission uint16  // the emission being sold
+	central  Central // a kiosk of a fleet: look-ups of other kiosks' units
 }
 
 func readSale(tx ReadTx, t Ticket) (Sale, error) {
@@ -26,13 +28,30 @@ func readSale(tx ReadTx, t Ticket) (Sale, error) {
 	return Sale{Record: r, Reveal: rv}, err
 }
 
-// Lookup reads the unit sold under ticket t.
+// Lookup reads the unit sold under ticket t. A kiosk of a fleet asks the
+// central for a unit another kiosk sold (Sale.SoldBy names it).
 func (r *Reports) Lookup(ctx context.Context, t Ticket) (sale Sale, err error) {
 	err = r.w.view(ctx, func(tx ReadTx) error {
 		sale, err = readSale(tx, t)
 		return err
 	})
-	return sale, err
+	if r.central == nil || !errors.Is(err, ErrUnknownTicket) {
+		return sale, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	fs, cerr := r.central.LookupTicket(ctx, t)
+	switch {
+	case errors.Is(cerr, ErrUnknownTicket):
+		return sale, cerr
+	case cerr != nil:
+		return sale, fmt.Errorf("%w (not sold here; the central could not be asked: %w)", err, cerr)
+	}
+	rv := NewReveal()
+	if fs.Revealed { // shown to its end where it was sold; the pucks chosen are not kept centrally
+		rv = Reveal{Slots: [2]int{0, 0}, Go: [2]bool{fs.Unit.Drops[0].Dest.Bonus, fs.Unit.Drops[1].Dest.Bonus}}
+	}
+	return Sale{Record: Record{Ticket: t, Player: fs.Player, Time: fs.Time, Unit: fs.Unit}, Reveal: rv, SoldBy: fs.Kiosk}, nil
 }
 
 // Last is the player's last unit, whatever the size of the history: the one

@@ -4,6 +4,10 @@ package engine
 type Sale struct {
 	Record
 	Reveal Reveal
+	// SoldBy is the kiosk of the fleet that sold the unit when another
+	// terminal did: a look-up answered by the central (its record then has
+	// no balances). Empty for this terminal's units.
+	SoldBy string
 }
 
 // Next is the reveal step the player is at.

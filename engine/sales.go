@@ -17,6 +17,7 @@ type Sales struct {
 	w   *writer
 	cfg Config
 
+	fleet   *Fleet                // a kiosk of a fleet: units come from its packs
 	stakes  map[Cents]*stakeState // guarded by w.mu
 	closing bool                  // Close was called: no more background work
 	bg      sync.WaitGroup        // background block generation
@@ -56,6 +57,9 @@ func newSales(w *writer, cfg Config) *Sales {
 // none). A stake whose block cannot be drawn now (a full disk) does not stop
 // the terminal: its sales retry, and history stays readable.
 func (s *Sales) openAll(ctx context.Context) {
+	if s.fleet != nil {
+		return
+	}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	for _, stake := range Stakes {
@@ -67,6 +71,9 @@ func (s *Sales) openAll(ctx context.Context) {
 
 // close waits for background work and starts no more.
 func (s *Sales) close() {
+	if s.fleet != nil {
+		s.fleet.close()
+	}
 	s.w.mu.Lock()
 	s.closing = true
 	s.w.mu.Unlock()
@@ -80,6 +87,14 @@ func (s *Sales) OpenBlocks() map[Cents]BlockRef {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	out := map[Cents]BlockRef{}
+	if s.fleet != nil { // the block of the pack sold next
+		for i := len(s.fleet.packs) - 1; i >= 0; i-- {
+			if h := s.fleet.packs[i]; h.left() > 0 {
+				out[h.Block.Stake] = h.Block
+			}
+		}
+		return out
+	}
 	for stake, st := range s.stakes {
 		if st.open != nil && !st.open.Exhausted() {
 			out[stake] = st.open.Ref
@@ -206,6 +221,9 @@ func (s *Sales) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	if err := req.check(); err != nil {
 		return nil, err
 	}
+	if s.fleet != nil {
+		return s.fleet.sell(ctx, req)
+	}
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
 	if err := s.w.err(); err != nil {
@@ -254,10 +272,16 @@ func (s *Sales) sellIn(tx *journalTx, open *BlockInfo, req SellRequest, now time
 			}
 			break
 		}
-		sale, err := sellUnit(tx, &w, &cur, Ticket{Block: open.Ref, Index: cur.Served}, req, i, now)
+		t := Ticket{Block: open.Ref, Index: cur.Served}
+		u, err := tx.Unit(t)
 		if err != nil {
 			return nil, cur, err
 		}
+		sale, head, err := sellUnit(tx, &w, t, u, cur.Head, req, i, now)
+		if err != nil {
+			return nil, cur, err
+		}
+		cur.Served, cur.Head = cur.Served+1, head
 		sales = append(sales, sale)
 	}
 	if len(sales) == 0 { // only if the cached cursor was stale
@@ -278,31 +302,27 @@ func (s *Sales) sellIn(tx *journalTx, open *BlockInfo, req SellRequest, now time
 	return sales, cur, tx.PutWallet(w)
 }
 
-// sellUnit sells unit t, the i-th of req, from wallet w: the ledger entry
-// and the history record, the cursor moved past it.
-func sellUnit(tx *journalTx, w *Wallet, cur *Cursor, t Ticket, req SellRequest, i int, now time.Time) (Sale, error) {
-	u, err := tx.Unit(t)
-	if err != nil {
-		return Sale{}, err
-	}
+// sellUnit sells unit t (outcome u), the i-th of req, from wallet w: the
+// ledger entry and the history record, chained after the record hashing to
+// prev. It returns the sale and its record's hash, the chain's new head.
+func sellUnit(tx *journalTx, w *Wallet, t Ticket, u Unit, prev Hash, req SellRequest, i int, now time.Time) (Sale, Hash, error) {
 	before := w.Balance
 	l := w.move(LedgerEntry{Time: now, Kind: LedgerSale, Debit: req.Stake, Credit: u.Prize(req.Stake), Ticket: t, Actor: req.Actor})
 	w.HasLast, w.Last = true, t
 	r := Record{Ticket: t, Player: req.Player, Time: now, Unit: u, BalanceBefore: before,
-		BalanceAfter: w.Balance, LedgerSeq: l.Seq, Prev: cur.Head}
-	cur.Served, cur.Head = cur.Served+1, r.Hash()
+		BalanceAfter: w.Balance, LedgerSeq: l.Seq, Prev: prev}
 	rv := NewReveal()
 	if req.Picks != nil {
 		p := req.Picks(i)
 		if p[0] < 0 || p[0] >= NumSlots || p[1] < 0 || p[1] >= NumSlots {
-			return Sale{}, fmt.Errorf("%w: pucks %v (slots 0 to %d)", ErrReveal, p, NumSlots-1)
+			return Sale{}, Hash{}, fmt.Errorf("%w: pucks %v (slots 0 to %d)", ErrReveal, p, NumSlots-1)
 		}
 		rv = Reveal{Slots: p, Go: [2]bool{u.Drops[0].Dest.Bonus, u.Drops[1].Dest.Bonus}}
 	}
 	if err := tx.PutRecord(r); err != nil {
-		return Sale{}, err
+		return Sale{}, Hash{}, err
 	}
-	return Sale{Record: r, Reveal: rv}, tx.PutLedger(l)
+	return Sale{Record: r, Reveal: rv}, r.Hash(), tx.PutLedger(l)
 }
 
 // sold logs the units sold and moves to the next block when open is

@@ -18,6 +18,10 @@ type Config struct {
 	// Now gives the time recorded in history, ledger and operator log
 	// (nil: time.Now; tests pin it).
 	Now func() time.Time
+	// Fleet, when set, makes the terminal a kiosk of a fleet: units come
+	// from packs the central hands out (kiosk.go); nil: a lone kiosk
+	// drawing its own blocks.
+	Fleet *FleetConfig
 	// PINIterations is the PBKDF2 count of a new operator PIN hash (0:
 	// DefaultPINIterations; tests lower it).
 	PINIterations int
@@ -57,8 +61,10 @@ type Service struct {
 	*Desk
 	*Reports
 	*Auditor
-	w   *writer
-	cfg Config
+	// Fleet is the kiosk's side of a fleet, nil for a lone kiosk.
+	Fleet *Fleet
+	w     *writer
+	cfg   Config
 }
 
 // NewService opens the game on store: it checks the store (and its journal)
@@ -82,10 +88,23 @@ func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) 
 	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
 	s := &Service{Sales: newSales(w, cfg), Cash: cash, Desk: &Desk{w: w, cash: cash, iterations: cfg.PINIterations},
 		Reports: &Reports{w: w, emission: cfg.Emission}, Auditor: &Auditor{w: w}, w: w, cfg: cfg}
+	if cfg.Fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
+		cfg.Fleet = &FleetConfig{}
+	}
+	if cfg.Fleet != nil {
+		w.fleet = true
+		s.Fleet = newFleet(w, *cfg.Fleet, cfg.DemoFunds)
+		s.Sales.fleet, s.Auditor.fleet, s.Reports.central = s.Fleet, s.Fleet, cfg.Fleet.Central
+	}
 	w.mu.Lock()
 	err := w.checkAtStart(ctx)
+	if err == nil && s.Fleet != nil {
+		err = s.Fleet.load(ctx)
+	}
 	w.mu.Unlock()
-	if err == nil {
+	if s.Fleet != nil {
+		s.Fleet.start(ctx)
+	} else if err == nil {
 		s.openAll(ctx)
 	}
 	return s, nil

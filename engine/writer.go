@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ type writer struct {
 	log     *slog.Logger
 	now     func() time.Time
 
+	fleet  bool               // a kiosk of a fleet: every ledger entry goes to the outbox too
 	mu     sync.Mutex         // the single writer
 	jhead  JournalHead        // the journal's position after the last change
 	broken *OutOfServiceError // why the terminal is out of service, or nil
@@ -40,7 +42,8 @@ func (w *writer) view(ctx context.Context, fn func(ReadTx) error) error { return
 // the journal entry of the transaction.
 type journalTx struct {
 	Tx
-	entry JournalEntry
+	entry  JournalEntry
+	outbox *outbox // a fleet's kiosk: the movements for the central
 }
 
 func (t *journalTx) PutRecord(r Record) error {
@@ -50,6 +53,11 @@ func (t *journalTx) PutRecord(r Record) error {
 
 func (t *journalTx) PutLedger(l LedgerEntry) error {
 	t.entry.Ledger = append(t.entry.Ledger, l)
+	if t.outbox != nil {
+		if err := t.outbox.add(t, l); err != nil {
+			return err
+		}
+	}
 	return t.Tx.PutLedger(l)
 }
 
@@ -71,6 +79,9 @@ func (t *journalTx) PutOperatorEvent(e OperatorEvent) error {
 }
 
 func (t *journalTx) PutSetting(name string, v []byte) error {
+	if len(name) > math.MaxUint8 || len(v) > math.MaxUint16 { // the journal's lengths
+		return fmt.Errorf("setting %q: %d bytes, at most %d: %w", name, len(v), math.MaxUint16, ErrBadConfig)
+	}
 	t.entry.Settings = append(t.entry.Settings, JournalSetting{Name: name, Value: v})
 	return t.Tx.PutSetting(name, v)
 }
@@ -108,8 +119,16 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 	var appended chan error
 	err := w.store.Update(ctx, func(tx Tx) error {
 		jt := &journalTx{Tx: tx}
+		if w.fleet {
+			jt.outbox = &outbox{}
+		}
 		if err := fn(jt); err != nil {
 			return err
+		}
+		if jt.outbox != nil && jt.outbox.dirty {
+			if err := jt.PutSetting(fleetStateKey, jt.outbox.st.encode()); err != nil {
+				return err
+			}
 		}
 		entry = jt.entry
 		if w.journal == nil || jt.empty() {

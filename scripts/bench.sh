@@ -33,6 +33,8 @@
 #                           (claim + verify a 1 000-unit pack)
 #   central_ingest_per_s    central BenchmarkIngest (20 kiosks  central BenchmarkCopyBaseline (one plain COPY of
 #                           pushing 10 000 sales each at once)  the same rows into a table shaped like sales)
+#   fleet_sale_p50          central BenchmarkFleetSale p50      the same benchmark's lone-kiosk sale (local-p50-µs),
+#                           (a fleet kiosk's durable sale)      alternating with it on the same disk; median of 3 rounds
 #
 # The central's benchmarks start their own PostgreSQL (internal/pgtest: a
 # Unix socket, fsync off for the central as for its baselines).
@@ -121,6 +123,7 @@ bench storage $out/storage.test '^BenchmarkLastUnit$' 1s
 bench scripts/benchbase $out/benchbase.test '.' 1s
 bench central $out/central.test '^(BenchmarkPackClaim|BenchmarkSelect1)$' 200x
 bench central $out/central.test '^(BenchmarkIngest|BenchmarkCopyBaseline)$' 1x
+for _ in 1 2 3; do bench central $out/central.test '^BenchmarkFleetSale$' 500x; done
 [ -n "$uitest" ] && bench ui $out/ui.test '^BenchmarkFrameUpdate$' 1s
 
 echo "bench: window start and memory under Xvfb" >&2
@@ -170,6 +173,7 @@ line pack_claim_p50 "$(metric BenchmarkPackClaim p50-ms)" "$(metric BenchmarkSel
 line central_ingest_per_s "$(metric BenchmarkIngest sales/s)" "$(metric BenchmarkCopyBaseline sales/s)" /s 1 0
 line pss_playing_mb "$(window game play pss_kb)" "$(window hello play pss_kb)" MB 1024 1
 line cpu_while_falling "$(window game fall cpu_fall_pct)" "$(window hello fall cpu_fall_pct)" % 1 1
+line fleet_sale_p50 "$(metric BenchmarkFleetSale p50-µs)" "$(metric BenchmarkFleetSale local-p50-µs)" ms 1000 3
 
 # The budgets of issue 7, for the reader (stderr).
 records=$(metric BenchmarkLastUnit records)
@@ -192,5 +196,6 @@ $2 == "pack_claim_p50"         { print "budget pack_claim_p50 <= 25 ms (claim + 
 $2 == "central_ingest_per_s"   { print "budget central_ingest_per_s >= 20000/s: " verdict(val >= 20000) }
 $2 == "pss_playing_mb"         { print "budget pss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
 $2 == "cpu_while_falling"      { print "budget cpu_while_falling <= 30 % of a core: " verdict(val <= 30) " (software GL; the hello window idle: " b[2] ")" }
+$2 == "fleet_sale_p50"         { print "budget fleet_sale_p50 <= 1.1x a lone kiosk sale: " verdict(ratio <= 1.1) }
 ' $out/results.txt | sed 's/^/bench: /' >&2
 exit $missing

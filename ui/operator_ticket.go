@@ -117,6 +117,9 @@ func (v *ticketView) recordCard(s engine.Sale) fyne.CanvasObject {
 	if !s.Done() {
 		state = lang.L("Not shown to its end (the recorded result prevails)")
 	}
+	if s.SoldBy != "" { // found by the central: its funds and ledger are that kiosk's
+		state = lang.L("Sold by another kiosk of the fleet") + ": " + s.SoldBy
+	}
 	form := container.New(formLayout{},
 		dimLabel(lang.L("Ticket")), valueLabel(s.Ticket.String()),
 		dimLabel(lang.L("Player")), valueLabel(s.Player),

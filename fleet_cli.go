@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"starfortune/central"
+	"starfortune/engine"
+	"starfortune/storage"
+)
+
+// A kiosk of a fleet (README "Fleet"): --central URL and --kiosk ID, or the
+// settings file's [central] table, make every command and the window sell
+// from the central's packs.
+
+// fleetArgs takes "--kiosk ID" out of args when it names a kiosk: the
+// kiosk flag alone is the window's full-screen kiosk mode, so its value is
+// taken only when the next argument is neither a flag nor a command.
+func fleetArgs(args []string) (rest []string, kioskID string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), kioskID
+		}
+		if (a == "--kiosk" || a == "-kiosk") && i+1 < len(args) && isKioskID(args[i+1]) {
+			kioskID = args[i+1]
+			rest = append(rest, "--kiosk")
+			i++
+			continue
+		}
+		if v, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-kiosk="); ok && isKioskID(v) {
+			kioskID = v
+			rest = append(rest, "--kiosk")
+			continue
+		}
+		rest = append(rest, a)
+	}
+	return rest, kioskID
+}
+
+func isKioskID(s string) bool {
+	if strings.HasPrefix(s, "-") || s == "true" || s == "false" {
+		return false
+	}
+	if _, ok := commands[s]; ok {
+		return false
+	}
+	if _, ok := offlineCommands[s]; ok {
+		return false
+	}
+	if _, ok := standaloneCommands[s]; ok || s == "version" {
+		return false
+	}
+	return kioskIDPattern.MatchString(s)
+}
+
+// openFleet connects to the central when the kiosk has one, and returns the
+// engine's fleet configuration (nil for a lone kiosk) and how to close it.
+func openFleet(ctx context.Context, conf Config) (*engine.FleetConfig, func(), error) {
+	if conf.CentralURL == "" {
+		return nil, func() {}, nil
+	}
+	c, err := central.Open(ctx, conf.CentralURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &engine.FleetConfig{Central: c, Kiosk: conf.CentralKiosk, OfflineGrace: conf.OfflineGrace}, c.Close, nil
+}
+
+// syncJSON is `sync --json`'s object.
+type syncJSON struct {
+	Kiosk        string     `json:"kiosk"`
+	Online       bool       `json:"online"`
+	Contact      *time.Time `json:"last_contact"`
+	Backlog      int        `json:"backlog"`
+	BacklogSales int        `json:"backlog_sales"`
+	Oldest       *time.Time `json:"oldest"`
+	Packs        []packJSON `json:"packs"`
+	Released     []string   `json:"released,omitempty"`
+	Error        string     `json:"error,omitempty"`
+}
+
+type packJSON struct {
+	Serial    string `json:"serial"`
+	Block     string `json:"block"`
+	First     uint32 `json:"first"`
+	Count     uint32 `json:"count"`
+	Left      uint32 `json:"left"`
+	Releasing bool   `json:"releasing"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// cmdSync pushes the kiosk's backlog to the central now (--status: only
+// shows it; --release: also returns the unsold remainder of its packs).
+func cmdSync(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("sync", flag.ContinueOnError)
+	status := fs.Bool("status", false, "show the backlog and the packs held, push nothing")
+	release := fs.Bool("release", false, "return the unsold remainder of every pack held to the central")
+	asJSON := fs.Bool("json", false, "JSON output")
+	if rest, err := parse(fs, args); err != nil {
+		return err
+	} else if len(rest) > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
+	}
+	if *status && *release {
+		return usageError{errors.New("--status and --release do not go together")}
+	}
+	if svc.Fleet == nil {
+		return usageError{errors.New("this terminal is not a kiosk of a fleet: give --central URL --kiosk ID, or [central] url in the settings file")}
+	}
+	var released []string
+	var syncErr error
+	switch {
+	case *release:
+		released, syncErr = svc.Fleet.Release(ctx)
+	case !*status:
+		syncErr = svc.Fleet.Sync(ctx)
+	}
+	st, err := svc.Fleet.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		j := syncJSON{Kiosk: st.Kiosk, Online: st.Offline == nil, Contact: timePtr(st.Contact), Backlog: st.Backlog,
+			BacklogSales: st.BacklogSales, Oldest: timePtr(st.Oldest), Packs: []packJSON{}, Released: released}
+		for _, p := range st.Packs {
+			j.Packs = append(j.Packs, packJSON{Serial: p.Serial, Block: p.Block.String(), First: p.First, Count: p.Count, Left: p.Left, Releasing: p.Releasing})
+		}
+		if syncErr != nil {
+			j.Error = syncErr.Error()
+		}
+		if err := json.NewEncoder(out).Encode(j); err != nil {
+			return err
+		}
+		return syncErr
+	}
+	contact := "jamais"
+	if !st.Contact.IsZero() {
+		contact = fr.When(st.Contact)
+	}
+	state := "en ligne"
+	if st.Offline != nil {
+		state = "HORS LIGNE : ventes refusées"
+	}
+	fmt.Fprintf(out, "Kiosque         %s (%s)\nCentrale        dernier contact %s\n", st.Kiosk, state, contact)
+	if st.Backlog == 0 {
+		fmt.Fprintln(out, "À synchroniser  rien")
+	} else {
+		fmt.Fprintf(out, "À synchroniser  %d mouvements dont %d ventes, le plus ancien du %s\n", st.Backlog, st.BacklogSales, fr.When(st.Oldest))
+	}
+	for _, p := range st.Packs {
+		note := ""
+		if p.Releasing {
+			note = " (reste à rendre à la centrale)"
+		}
+		fmt.Fprintf(out, "Carnet          %s  positions %d à %d, %d à vendre%s\n", p.Serial, p.First, p.First+p.Count-1, p.Left, note)
+	}
+	for _, s := range released {
+		fmt.Fprintf(out, "Rendu           %s\n", s)
+	}
+	return syncErr
+}
