@@ -3,11 +3,11 @@
 # first, so a machine that has them pays nothing. Runs as root or through sudo.
 set -eu
 pkgs="gcc libc6-dev patch pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
-libxinerama-dev libxi-dev libxxf86vm-dev fuse3 libasound2-dev"
+libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev"
 # --window: what `make test` needs besides the build (postgresql: the fleet tests start
 # their own private cluster with its binaries; nothing uses the cluster the package sets up;
-# sox measures what the game plays in the sound tests).
-[ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace postgresql sox"
+# sox measures what the game plays in the sound tests; fuse3 for the power-cut tests).
+[ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace postgresql sox fuse3"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
