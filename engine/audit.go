@@ -110,6 +110,18 @@ type playerSales struct {
 	net              Cents // history's net minus the ledger's
 }
 
+// counted checks a history record's funds and counts it for its player,
+// whether it came from a block or from a pack.
+func (a *auditor) counted(r Record) {
+	if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
+		a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", r.Ticket, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
+	}
+	ps := a.player(r.Player)
+	ps.records++
+	ps.net += r.Prize() - r.Stake()
+	a.report.Records++
+}
+
 func (a *auditor) findf(format string, args ...any) {
 	a.report.Findings = append(a.report.Findings, fmt.Sprintf(format, args...))
 }
@@ -177,13 +189,7 @@ func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error 
 			if u, err := b.Unit(int(t.Index)); err != nil || u != r.Unit {
 				a.findf("ticket %s: history outcome differs from the block's unit", t)
 			}
-			if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
-				a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", t, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
-			}
-			ps := a.player(r.Player)
-			ps.records++
-			ps.net += r.Prize() - r.Stake()
-			a.report.Records++
+			a.counted(r)
 			return nil
 		})
 	})
@@ -386,13 +392,7 @@ func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error 
 						a.findf("ticket %s: history outcome differs from pack %s's unit", t, h.Serial)
 					}
 				}
-				if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
-					a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", t, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
-				}
-				ps := a.player(r.Player)
-				ps.records++
-				ps.net += r.Prize() - r.Stake()
-				a.report.Records++
+				a.counted(r)
 				return nil
 			})
 		})
