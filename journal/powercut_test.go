@@ -1,7 +1,6 @@
 package journal_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,16 +12,7 @@ import (
 // directories and its name durable (before, a cut on a new kiosk lost the
 // journal with its first sales).
 func TestNewJournalSurvivesPowerCut(t *testing.T) {
-	powercut.Require(t)
-	tmp := t.TempDir()
-	backing, mnt := filepath.Join(tmp, "backing"), filepath.Join(tmp, "mnt")
-	os.Mkdir(backing, 0o755)
-	os.Mkdir(mnt, 0o755)
-	p, err := powercut.Mount(backing, mnt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Unmount()
+	p, backing, mnt := powercut.MountTemp(t)
 	j, err := journal.Open(filepath.Join(mnt, "data", "journal", "journal.sfj"))
 	if err != nil {
 		t.Fatal(err)

@@ -81,16 +81,7 @@ func cutWriter(dir, name string) int {
 func TestPowerCutInBadger(t *testing.T) {
 	for name := range cutCases {
 		t.Run(name, func(t *testing.T) {
-			powercut.Require(t)
-			tmp := t.TempDir()
-			backing, mnt := filepath.Join(tmp, "backing"), filepath.Join(tmp, "mnt")
-			os.Mkdir(backing, 0o755)
-			os.Mkdir(mnt, 0o755)
-			fs, err := powercut.Mount(backing, mnt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer fs.Unmount()
+			fs, backing, mnt := powercut.MountTemp(t)
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
 			cmd.Env = append(os.Environ(), "STARFORTUNE_CUT_WRITER="+filepath.Join(mnt, "db"), "STARFORTUNE_CUT_CASE="+name)
 			out, _ := cmd.StdoutPipe()
@@ -114,7 +105,7 @@ func TestPowerCutInBadger(t *testing.T) {
 				t.Fatalf("the writer wrote nothing: %s", stderr.String())
 			}
 			s := mustOpenDir(t, filepath.Join(backing, "db"))
-			err = storage.RawDB(s).View(func(txn *badger.Txn) error {
+			err := storage.RawDB(s).View(func(txn *badger.Txn) error {
 				for i := 0; i < n; i++ {
 					item, err := txn.Get([]byte(fmt.Sprint("k", i)))
 					if err == nil {

@@ -11,16 +11,7 @@ import (
 
 func mount(t *testing.T) (*powercut.FS, string) {
 	t.Helper()
-	powercut.Require(t)
-	tmp := t.TempDir()
-	backing, mnt := filepath.Join(tmp, "backing"), filepath.Join(tmp, "mnt")
-	os.Mkdir(backing, 0o755)
-	os.Mkdir(mnt, 0o755)
-	p, err := powercut.Mount(backing, mnt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Unmount() })
+	p, backing, _ := powercut.MountTemp(t)
 	return p, backing
 }
 

@@ -37,6 +37,8 @@ import (
 	"testing"
 	"time"
 
+	"starfortune/internal/testenv"
+
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
@@ -496,9 +498,27 @@ func errno(err error) syscall.Errno { return fs.ToErrno(err) }
 func Require(t testing.TB) {
 	t.Helper()
 	if err := Available(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("CI is set and the power-cut file system cannot run: %v", err)
-		}
-		t.Skipf("power-cut file system unavailable: %v", err)
+		testenv.Missing(t, "power-cut file system unavailable: %v", err)
 	}
+}
+
+// MountTemp mounts the file system for test t (after Require) over a new
+// backing directory, both in t's temporary directory, and unmounts it when
+// t ends.
+func MountTemp(t testing.TB) (p *FS, backing, mnt string) {
+	t.Helper()
+	Require(t)
+	tmp := t.TempDir()
+	backing, mnt = filepath.Join(tmp, "backing"), filepath.Join(tmp, "mnt")
+	for _, d := range []string{backing, mnt} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := Mount(backing, mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Unmount() })
+	return p, backing, mnt
 }

@@ -18,16 +18,7 @@ import (
 
 func mount(t *testing.T) (*FS, string) {
 	t.Helper()
-	Require(t)
-	tmp := t.TempDir()
-	backing, mnt := filepath.Join(tmp, "backing"), filepath.Join(tmp, "mnt")
-	os.Mkdir(backing, 0o755)
-	os.Mkdir(mnt, 0o755)
-	p, err := Mount(backing, mnt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Unmount() })
+	p, backing, _ := MountTemp(t)
 	return p, backing
 }
 
