@@ -31,19 +31,7 @@ var standaloneCommands = map[string]func(ctx context.Context, args []string, std
 func runStandalone(cmd string, fn func(context.Context, []string, io.Writer) error, args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := fn(ctx, args, stdout)
-	var usageErr usageError
-	switch {
-	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "starfortune %s: %v\n", cmd, err)
-		return 2
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil: // the error names its package ("central: …")
-		fmt.Fprintf(stderr, "starfortune: %v\n", err)
-		return 1
-	}
-	return 0
+	return exitStatus(cmd, fn(ctx, args, stdout), stderr)
 }
 
 const centralUsage = `usage: starfortune central --db URL COMMAND

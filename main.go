@@ -171,6 +171,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return command(ctx, svc, store, rest, stdout)
 		})
 	}
+	if err != nil && !errors.As(err, new(usageError)) && !errors.Is(err, flag.ErrHelp) {
+		logger.Error().Err(err).Str("command", cmd).Msg("command failed")
+	}
+	return exitStatus(cmd, err, stderr)
+}
+
+// exitStatus says err on stderr and turns it into the exit status: 2 for a
+// mistake in the command line, 0 for --help, 1 for any other error.
+func exitStatus(cmd string, err error, stderr io.Writer) int {
 	var usageErr usageError
 	switch {
 	case errors.As(err, &usageErr):
@@ -179,7 +188,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	case err != nil:
-		logger.Error().Err(err).Str("command", cmd).Msg("command failed")
 		fmt.Fprintf(stderr, "starfortune: %v\n%s", err, staffHint(err))
 		return 1
 	}
