@@ -151,16 +151,28 @@ var ErrOldCommitment = errors.New("the blocks of this data directory were commit
 	"replaced: keep running the program that wrote it until its blocks are sold, or start a new data directory")
 
 // refuseSHA256Commitments: schema 4 commits blocks with a salted Merkle
-// root. A store without blocks needs nothing; one with blocks is refused
-// rather than rewritten, because its commitments were logged, journaled and
-// possibly printed when the blocks were drawn, and the journal (append-only,
-// hash-chained) keeps them: recomputing them would make the store disagree
-// with its own journal and with what was published.
+// root. A block whose stored commitment is another value (schema 3's one
+// SHA-256) is refused rather than rewritten, because its commitment was
+// logged, journaled and possibly printed when the block was drawn, and the
+// journal (append-only, hash-chained) keeps it: recomputing it would make
+// the store disagree with its own journal and with what was published. The
+// check reads the commitments themselves, not the version number: blocks
+// already committed by their Merkle root (a store written by this program
+// and restored with an older version key) migrate.
 func refuseSHA256Commitments(txn *badger.Txn) error {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixBlock}})
-	defer it.Close()
-	if it.Rewind(); it.Valid() {
-		return ErrOldCommitment
+	t := &tx{txn: txn}
+	blocks, err := t.Blocks()
+	if err != nil {
+		return err
+	}
+	for _, info := range blocks {
+		b, err := t.block(info.Ref)
+		if err != nil {
+			return err
+		}
+		if root, err := engine.Commit(b.Ref, b.Seed, b.Units); err != nil || root != b.Commitment {
+			return ErrOldCommitment
+		}
 	}
 	return nil
 }

@@ -84,49 +84,53 @@ func (s *Store) PutBlock(ctx context.Context, b *engine.Block) error {
 // An unknown (or incomplete) block is an error wrapping ErrUnknownTicket.
 func (s *Store) LoadBlock(ctx context.Context, ref engine.BlockRef) (*engine.Block, error) {
 	var b *engine.Block
-	err := s.View(ctx, func(rt engine.ReadTx) error {
-		t := rt.(*tx)
-		m, err := t.meta(ref)
-		if err != nil {
-			return err
-		}
-		units := make([]byte, 0, int(m.Size)*engine.UnitSize)
-		prefix := chunkPrefix(ref)
-		var next uint32
-		err = t.scan(prefix, nil, false, func(key []byte, item *badger.Item) error {
-			if len(key) != len(prefix)+4 {
-				return fmt.Errorf("%w: block %s: chunk key %x", engine.ErrCorrupt, ref, key)
-			}
-			c := binary.BigEndian.Uint32(key[len(prefix):])
-			switch {
-			case c >= m.Chunks:
-				return fmt.Errorf("%w: block %s: chunk %d beyond its %d chunks", engine.ErrCorrupt, ref, c, m.Chunks)
-			case c != next:
-				return fmt.Errorf("%w: block %s: chunk %d missing", engine.ErrCorrupt, ref, next)
-			}
-			next++
-			return item.Value(func(v []byte) error {
-				u, err := openChunk(ref, c, key, v)
-				if err == nil {
-					err = checkChunkLen(ref, c, m.Size, u)
-				}
-				units = append(units, u...)
-				return err
-			})
-		})
-		if err != nil {
-			return err
-		}
-		if next != m.Chunks {
-			return fmt.Errorf("%w: block %s: %d chunks of %d (truncated)", engine.ErrCorrupt, ref, next, m.Chunks)
-		}
-		b = &engine.Block{Ref: ref, Seed: m.Seed, Units: units, Commitment: m.Commitment}
-		return nil
+	err := s.View(ctx, func(rt engine.ReadTx) (err error) {
+		b, err = rt.(*tx).block(ref)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("load block %s: %w", ref, err)
 	}
 	return b, nil
+}
+
+// block reads the whole block in the transaction (see LoadBlock).
+func (t *tx) block(ref engine.BlockRef) (*engine.Block, error) {
+	m, err := t.meta(ref)
+	if err != nil {
+		return nil, err
+	}
+	units := make([]byte, 0, int(m.Size)*engine.UnitSize)
+	prefix := chunkPrefix(ref)
+	var next uint32
+	err = t.scan(prefix, nil, false, func(key []byte, item *badger.Item) error {
+		if len(key) != len(prefix)+4 {
+			return fmt.Errorf("%w: block %s: chunk key %x", engine.ErrCorrupt, ref, key)
+		}
+		c := binary.BigEndian.Uint32(key[len(prefix):])
+		switch {
+		case c >= m.Chunks:
+			return fmt.Errorf("%w: block %s: chunk %d beyond its %d chunks", engine.ErrCorrupt, ref, c, m.Chunks)
+		case c != next:
+			return fmt.Errorf("%w: block %s: chunk %d missing", engine.ErrCorrupt, ref, next)
+		}
+		next++
+		return item.Value(func(v []byte) error {
+			u, err := openChunk(ref, c, key, v)
+			if err == nil {
+				err = checkChunkLen(ref, c, m.Size, u)
+			}
+			units = append(units, u...)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if next != m.Chunks {
+		return nil, fmt.Errorf("%w: block %s: %d chunks of %d (truncated)", engine.ErrCorrupt, ref, next, m.Chunks)
+	}
+	return &engine.Block{Ref: ref, Seed: m.Seed, Units: units, Commitment: m.Commitment}, nil
 }
 
 // meta reads block ref's completion record.

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -632,11 +633,14 @@ func TestSchema1IsMigrated(t *testing.T) {
 	}
 }
 
-// Schema 3 committed blocks with one SHA-256: a store holding blocks is
-// refused with ErrOldCommitment, one without blocks is taken as it is.
+// Schema 3 committed blocks with one SHA-256: a store holding such a block
+// is refused with ErrOldCommitment; one without blocks, or whose blocks
+// already carry their Merkle root, migrates.
 func TestSchema3WithBlocksIsRefused(t *testing.T) {
 	s := MustOpen(t)
-	putBlock(t, s, newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}, 5))
+	old := newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}, 5)
+	old.Commitment = engine.Hash(sha256.Sum256(old.Units)) // as schema 3 committed it
+	putBlock(t, s, old)
 	rawSet(t, s, storage.SchemaKey(), []byte{0, 0, 0, 3})
 	s.Close()
 	_, err := storage.Open(s.Dir(), zerolog.Nop())
@@ -648,6 +652,12 @@ func TestSchema3WithBlocksIsRefused(t *testing.T) {
 	rawSet(t, empty, storage.SchemaKey(), []byte{0, 0, 0, 3})
 	empty.Close()
 	mustOpenDir(t, empty.Dir()).Close()
+
+	merkle := MustOpen(t)
+	putBlock(t, merkle, newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}, 5))
+	rawSet(t, merkle, storage.SchemaKey(), []byte{0, 0, 0, 3})
+	merkle.Close()
+	mustOpenDir(t, merkle.Dir()).Close()
 }
 
 func TestSchemaMismatch(t *testing.T) {
