@@ -152,9 +152,12 @@ type Central interface {
 	// kiosk holds; it becomes a new pack for any kiosk. It returns the new
 	// pack's serial ("" when nothing remained).
 	ReleasePack(ctx context.Context, serial string, from uint32) (string, error)
-	// Heartbeat tells the central the kiosk is alive; it returns the
+	// Heartbeat tells the central the kiosk is alive and how many of its
+	// sales and movements the central lacks (backlog); it returns the
 	// central's clock.
-	Heartbeat(ctx context.Context) (time.Time, error)
+	Heartbeat(ctx context.Context, backlog int) (time.Time, error)
+	// FleetView is the fleet as support staff watch it (counts only).
+	FleetView(ctx context.Context) (FleetView, error)
 	// LookupTicket finds a sold unit of the fleet.
 	LookupTicket(ctx context.Context, t Ticket) (FleetSale, error)
 	// KioskState is what the central knows of this kiosk.

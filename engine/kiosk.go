@@ -127,6 +127,9 @@ type fleetState struct {
 	Contact         time.Time // the last round trip (zero: none)
 }
 
+// backlog is the number of movements (sales among them) the central lacks.
+func (s fleetState) backlog() int { return int(s.MovSeq - min(s.Pushed, s.MovSeq)) }
+
 func (s fleetState) encode() []byte {
 	e := encoder{}
 	e.u8(codecVersion)
@@ -307,6 +310,7 @@ type Fleet struct {
 	wanted  map[Cents]bool      // stakes a sale asked for: the loop keeps a pack ahead for them
 	noPack  map[Cents]time.Time // when the central last had no pack at the stake
 	contact time.Time           // the last round trip with the central
+	beat    time.Time           // the loop's: the last heartbeat
 	saved   time.Time           // the contact as the store has it
 	claimed chan struct{}       // closed when the loop's current round ends
 	lastErr error               // the loop's last failure, nil after a good round
@@ -706,16 +710,29 @@ func (f *Fleet) round(ctx context.Context) (err error) {
 	if err := f.releasePending(ctx); err != nil {
 		return err
 	}
-	f.w.mu.Lock()
-	stale := f.w.now().Sub(f.contact) > f.cfg.SyncEvery
-	f.w.mu.Unlock()
-	if stale {
-		if _, err := f.cfg.Central.Heartbeat(ctx); err != nil {
-			return err
-		}
-		return f.touch(ctx)
+	return f.heartbeat(ctx)
+}
+
+// heartbeat tells the central, once per SyncEvery, that the kiosk lives and
+// what it has not pushed yet: what support staff see of it (FleetView).
+func (f *Fleet) heartbeat(ctx context.Context) error {
+	if f.w.now().Sub(f.beat) < f.cfg.SyncEvery {
+		return nil
 	}
-	return nil
+	var backlog int
+	err := f.w.view(ctx, func(tx ReadTx) error {
+		st, err := readFleetState(tx)
+		backlog = st.backlog()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := f.cfg.Central.Heartbeat(ctx, backlog); err != nil {
+		return err
+	}
+	f.beat = f.w.now()
+	return f.touch(ctx)
 }
 
 // touch notes a round trip with the central; the store keeps it (for the
@@ -1147,7 +1164,7 @@ func (f *Fleet) Status(ctx context.Context) (SyncStatus, error) {
 			return err
 		}
 		s.Kiosk = st.Kiosk
-		s.Backlog = int(st.MovSeq - min(st.Pushed, st.MovSeq))
+		s.Backlog = st.backlog()
 		for seq := st.Pushed + 1; seq <= st.MovSeq; seq++ {
 			v, ok, err := tx.Setting(outboxKey(seq))
 			if err != nil || !ok {

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrNotFleet: the terminal is a lone kiosk; it has no fleet to show.
+var ErrNotFleet = errors.New("fleet: this terminal is not a kiosk of a fleet")
+
+// OnlineWithin is how recent a kiosk's last call to the central must be for
+// support staff to see it online: a kiosk of the fleet calls at least once
+// per sync round (a second by default), so a minute without a call means
+// it is switched off or cut from the central.
+const OnlineWithin = time.Minute
+
+// FleetView is the fleet as support staff watch it, on the operator
+// panel's fleet tab and with `central kiosks`: which kiosks live, what each
+// holds, how far each stake has sold. It counts positions only: nothing in
+// it tells an outcome or a prize of a block in play (sold, held and left
+// are counts of units whatever they hold).
+type FleetView struct {
+	At     time.Time // the central's clock when it was read
+	Kiosks []KioskView
+	Stakes []StakeProgress // in stake order
+}
+
+// KioskView is one kiosk of the fleet as the central knows it.
+type KioskView struct {
+	ID       string
+	LastSeen time.Time // its last call to the central; zero: never
+	// Backlog is the sales and movements the kiosk held that the central
+	// did not have yet, as the kiosk said at its last heartbeat.
+	Backlog int
+	Held    []HeldStake // packs it holds, per stake, in stake order
+	Sales   uint64      // units it sold that the central has
+}
+
+// Online says whether the kiosk called the central within OnlineWithin of at.
+func (k KioskView) Online(at time.Time) bool {
+	return !k.LastSeen.IsZero() && at.Sub(k.LastSeen) <= OnlineWithin
+}
+
+// HeldStake is what a kiosk holds at one stake: its packs not yet sold out
+// (nor returned or voided) and how many of their units it has not sold.
+type HeldStake struct {
+	Stake Cents
+	Packs int
+	Left  uint64
+}
+
+// StakeProgress is how far the emission at one stake has sold across the
+// fleet: positions of all its blocks, cut into packs, sold, voided.
+type StakeProgress struct {
+	Stake     Cents
+	Blocks    int // blocks of the emission at this stake
+	Closed    int // those closed (every position sold or voided; seed revealed)
+	Size      uint64
+	HandedOut uint64 // positions cut into packs
+	Sold      uint64
+	Voided    uint64
+}
+
+// FleetView reads the fleet from the central (ErrNotFleet for a lone
+// kiosk).
+func (r *Reports) FleetView(ctx context.Context) (FleetView, error) {
+	if r.central == nil {
+		return FleetView{}, ErrNotFleet
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return r.central.FleetView(ctx)
+}
