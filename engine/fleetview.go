@@ -72,3 +72,6 @@ func (r *Reports) FleetView(ctx context.Context) (FleetView, error) {
 	defer cancel()
 	return r.central.FleetView(ctx)
 }
+
+// InFleet says whether the terminal is a kiosk of a fleet.
+func (r *Reports) InFleet() bool { return r.central != nil }

@@ -40,3 +40,11 @@ func (p *OperatorPanel) AuditSummary() string {
 	}
 	return p.audit.result.Objects[0].(*canvas.Text).Text
 }
+
+func (p *OperatorPanel) HasTab(id int) bool { return p.tab(id) != nil }
+
+// FleetTicket types t in the Fleet tab's look-up and submits it.
+func (p *OperatorPanel) FleetTicket(t string) {
+	p.fleet.ticket.SetText(t)
+	p.fleet.ticket.OnSubmitted(t)
+}

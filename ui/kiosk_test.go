@@ -56,6 +56,12 @@ func (c *clock) Now() time.Time { return c.now }
 // newRig opens a kiosk on an in-memory store holding the fixed blocks.
 func newRig(t testing.TB, o ui.Options) rig {
 	t.Helper()
+	return newRigAs(t, o, func(s *engine.Service) ui.Game { return s })
+}
+
+// newRigAs is newRig with the window's game made from the service by as.
+func newRigAs(t testing.TB, o ui.Options, as func(*engine.Service) ui.Game) rig {
+	t.Helper()
 	a := test.NewTempApp(t)
 	store := memstore.New()
 	for _, b := range blocks() {
@@ -70,7 +76,7 @@ func newRig(t testing.TB, o ui.Options) rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := ui.NewKiosk(a, svc, o)
+	k := ui.NewKiosk(a, as(svc), o)
 	k.Wait()
 	return rig{k: k, svc: svc, store: store, clock: c}
 }

@@ -37,6 +37,12 @@ type Operator interface {
 	OperatorPayout(ctx context.Context, actor, player string, amount engine.Cents) (engine.LedgerEntry, error)
 	BlockReport(ctx context.Context) ([]engine.BlockStatus, error)
 	Audit(ctx context.Context, progress func(done, total int)) (engine.Report, error)
+	// InFleet says whether the terminal is a kiosk of a fleet (the panel
+	// then has the Fleet tab).
+	InFleet() bool
+	// FleetView reads the fleet from the central (engine.ErrNotFleet on a
+	// lone kiosk).
+	FleetView(ctx context.Context) (engine.FleetView, error)
 }
 
 var _ Operator = (*engine.Service)(nil)
@@ -195,6 +201,7 @@ func (k *Kiosk) closePanel() {
 	if k.oper.panel == nil {
 		return
 	}
+	k.oper.panel.closed()
 	k.oper.panel, k.oper.replaying = nil, false
 	k.recordOperator("logout", "")
 	k.leaveRecall()

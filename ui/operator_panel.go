@@ -30,6 +30,9 @@ type OperatorPanel struct {
 	blocks  *blocksView
 	audit   *auditView
 	system  *systemView
+	fleet   *fleetView    // nil on a lone kiosk
+	items   []*container.TabItem
+	ids     []int         // the Tab… of each item, in order
 	message *widget.Label // last export or error, under the tabs
 
 	content fyne.CanvasObject
@@ -45,15 +48,22 @@ func newOperatorPanel(k *Kiosk) *OperatorPanel {
 	p.message.Wrapping = fyne.TextWrapWord
 	p.ticket, p.players, p.cash = newTicketView(p), newPlayersView(p), newCashView(p)
 	p.blocks, p.audit, p.system = newBlocksView(p), newAuditView(p), newSystemView(p)
-	p.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon(lang.L("Ticket"), theme.SearchIcon(), p.ticket.content),
-		container.NewTabItemWithIcon(lang.L("Players"), theme.AccountIcon(), p.players.content),
-		container.NewTabItemWithIcon(lang.L("Cash"), theme.ContentAddIcon(), p.cash.content),
-		container.NewTabItemWithIcon(lang.L("Blocks"), theme.GridIcon(), p.blocks.content),
-		container.NewTabItemWithIcon(lang.L("Audit"), theme.ConfirmIcon(), p.audit.content),
-		container.NewTabItemWithIcon(lang.L("System"), theme.SettingsIcon(), p.system.content),
-	)
-	p.tabs.OnSelected = func(t *container.TabItem) { p.tabShown(p.tabs.SelectedIndex()) }
+	add := func(id int, name string, icon fyne.Resource, content fyne.CanvasObject) {
+		p.ids = append(p.ids, id)
+		p.items = append(p.items, container.NewTabItemWithIcon(name, icon, content))
+	}
+	add(TabTicket, lang.L("Ticket"), theme.SearchIcon(), p.ticket.content)
+	add(TabPlayers, lang.L("Players"), theme.AccountIcon(), p.players.content)
+	add(TabFunds, lang.L("Cash"), theme.ContentAddIcon(), p.cash.content)
+	add(TabBlocks, lang.L("Blocks"), theme.GridIcon(), p.blocks.content)
+	if p.op.InFleet() {
+		p.fleet = newFleetView(p)
+		add(TabFleet, lang.L("Fleet"), theme.ComputerIcon(), p.fleet.content)
+	}
+	add(TabAudit, lang.L("Audit"), theme.ConfirmIcon(), p.audit.content)
+	add(TabSystem, lang.L("System"), theme.SettingsIcon(), p.system.content)
+	p.tabs = container.NewAppTabs(p.items...)
+	p.tabs.OnSelected = func(t *container.TabItem) { p.tabShown(p.selected()) }
 	header := container.NewBorder(nil, nil, title, closeBtn)
 	bg := &canvas.Rectangle{FillColor: colNight}
 	p.content = container.NewStack(bg, container.NewBorder(container.NewPadded(header), container.NewPadded(p.message), nil, nil, p.tabs))
@@ -65,7 +75,7 @@ func (p *OperatorPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
-// The tabs, in order.
+// The tabs. TabFleet shows on a kiosk of a fleet only, after TabBlocks.
 const (
 	TabTicket = iota
 	TabPlayers
@@ -73,7 +83,21 @@ const (
 	TabBlocks
 	TabAudit
 	TabSystem
+	TabFleet
 )
+
+// tab is the item of tab id (nil when this panel has none).
+func (p *OperatorPanel) tab(id int) *container.TabItem {
+	for i, x := range p.ids {
+		if x == id {
+			return p.items[i]
+		}
+	}
+	return nil
+}
+
+// selected is the Tab… shown.
+func (p *OperatorPanel) selected() int { return p.ids[p.tabs.SelectedIndex()] }
 
 // Select shows tab i (TabTicket...) as a tap on it does, loading what it
 // shows. The loads' results wait until the tab is laid out: Fyne's test
@@ -81,20 +105,34 @@ const (
 func (p *OperatorPanel) Select(i int) {
 	p.k.applying.Lock()
 	defer p.k.applying.Unlock()
-	if i == p.tabs.SelectedIndex() {
+	if i == p.selected() {
 		p.tabShown(i)
 		return
 	}
-	p.tabs.SelectIndex(i) // OnSelected loads it
+	if t := p.tab(i); t != nil {
+		p.tabs.Select(t) // OnSelected loads it
+	}
 }
 
 func (p *OperatorPanel) start() {
 	p.loadPlayers()
-	p.tabShown(p.tabs.SelectedIndex())
+	p.tabShown(p.selected())
+}
+
+// closed stops what the panel runs in the background.
+func (p *OperatorPanel) closed() {
+	if p.fleet != nil {
+		p.fleet.hidden()
+	}
 }
 
 func (p *OperatorPanel) tabShown(i int) {
+	if p.fleet != nil && i != TabFleet {
+		p.fleet.hidden()
+	}
 	switch i {
+	case TabFleet:
+		p.fleet.shown()
 	case TabPlayers, TabFunds:
 		p.loadPlayers()
 	case TabBlocks:
