@@ -30,7 +30,7 @@ type OperatorPanel struct {
 	blocks  *blocksView
 	audit   *auditView
 	system  *systemView
-	fleet   *fleetView    // nil on a lone kiosk
+	fleet   *fleetView // nil on a lone kiosk
 	items   []*container.TabItem
 	ids     []int         // the Tab… of each item, in order
 	message *widget.Label // last export or error, under the tabs
