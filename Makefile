@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: fleet-e2e run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
+.PHONY: fleet-demo fleet-e2e run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -42,6 +42,13 @@ unit: deps-window
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
 smoke: build deps-window
 	./scripts/smoke.sh $(BIN)
+
+## fleet-demo: a private PostgreSQL, an emission, two kiosk windows side by
+## side selling from the same blocks and a terminal watching the fleet;
+## Ctrl+C or closing a window stops it all
+fleet-demo: build
+	@./scripts/deps.sh --demo
+	./scripts/fleet-demo.sh $(BIN)
 
 ## fleet-e2e: three kiosk processes sell a whole block through a central's
 ## packs (about 3 minutes on two cores; not part of make test)

@@ -163,7 +163,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if offline, ok := offlineCommands[cmd]; ok {
 		err = offline(ctx, d, ecfg, logger, rest, stdout)
 	} else if cmd == "" {
-		err = runWindow(ctx, d, ecfg, logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, IdleTimeout: conf.IdleTimeout,
+		err = runWindow(ctx, d, ecfg, logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, Name: conf.CentralKiosk, IdleTimeout: conf.IdleTimeout,
 			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports"),
 			Sounds: sound.Open(conf.Sound, slog.New(zerolog.NewSlogHandler(logger)))})
 	} else {

@@ -8,6 +8,8 @@ libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev"
 # their own private cluster with its binaries; nothing uses the cluster the package sets up;
 # sox measures what the game plays in the sound tests; fuse3 for the power-cut tests).
 [ "${1:-}" = "--window" ] && pkgs="$pkgs xvfb xauth xdotool imagemagick x11-apps strace postgresql sox fuse3"
+# --demo: make fleet-demo (a private PostgreSQL, windows placed by xdotool, a terminal).
+[ "${1:-}" = "--demo" ] && pkgs="$pkgs postgresql xdotool xterm procps"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -37,6 +37,10 @@ type Options struct {
 	// Kiosk runs full screen, asks before closing and shows the attract
 	// animation when nobody plays.
 	Kiosk bool
+	// Name is the terminal's name in the window's title ("Star Fortune —
+	// k1"): the kiosk of a fleet, so that two windows side by side tell
+	// which is which. Empty: "Star Fortune".
+	Name string
 	// IdleTimeout starts the attract animation after this long without
 	// input; 0 means 60 s in kiosk mode and never otherwise.
 	IdleTimeout time.Duration

@@ -80,7 +80,11 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
 	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager()}
-	k.win = a.NewWindow("Star Fortune")
+	title := "Star Fortune"
+	if o.Name != "" {
+		title += " — " + o.Name
+	}
+	k.win = a.NewWindow(title)
 
 	k.board = NewBoard(k.stake)
 	k.board.OnPick = k.Pick
