@@ -80,11 +80,11 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
 	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager()}
-	title := "Star Fortune"
+	name := "Star Fortune"
 	if o.Name != "" {
-		title += " — " + o.Name
+		name += " — " + o.Name
 	}
-	k.win = a.NewWindow(title)
+	k.win = a.NewWindow(name)
 
 	k.board = NewBoard(k.stake)
 	k.board.OnPick = k.Pick

@@ -72,14 +72,19 @@ func TestGoldenOperatorFleet(t *testing.T) {
 	test.AssertImageMatches(t, "operator-fleet.png", r.k.Window().Canvas().Capture())
 }
 
-// A lone kiosk has no Fleet tab.
-func TestLoneKioskHasNoFleetTab(t *testing.T) {
+// A lone kiosk has its Blocks tab and no Fleet tab; a kiosk of a fleet,
+// whose blocks are the central's, the other way round.
+func TestFleetTabInPlaceOfBlocks(t *testing.T) {
 	r, _ := newOperatorRig(t, ui.Options{})
 	p := r.login(t)
 	p.Select(ui.TabFleet)
 	r.k.Wait()
-	if p.HasTab(ui.TabFleet) || shows(r, "Lu sur le central") {
-		t.Fatal("a lone kiosk shows a Fleet tab")
+	if p.HasTab(ui.TabFleet) || !p.HasTab(ui.TabBlocks) || shows(r, "Lu sur le central") {
+		t.Fatal("a lone kiosk shows a Fleet tab, or no Blocks tab")
+	}
+	r, _ = fleetRig(t, aFleet(), nil)
+	if p = r.login(t); !p.HasTab(ui.TabFleet) || p.HasTab(ui.TabBlocks) {
+		t.Fatal("a kiosk of a fleet shows a Blocks tab, or no Fleet tab")
 	}
 }
 
@@ -92,10 +97,14 @@ func TestFleetTabCentralUnreachable(t *testing.T) {
 	if !shows(r, "Le central n'a pas pu être lu") {
 		t.Fatal("no word of the unreachable central")
 	}
-	p.Select(ui.TabBlocks)
+	sales, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: engine.DemoPlayer, Stake: 100, Count: 1, Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.FleetTicket(sales[0].Ticket.String())
 	r.k.Wait()
-	if len(p.Report()) == 0 {
-		t.Fatal("the Blocks tab no longer loads")
+	if f := p.Found(); f == nil || f.Ticket != sales[0].Ticket {
+		t.Fatalf("the Ticket tab no longer finds a unit sold here: %v", f)
 	}
 }
 

@@ -55,10 +55,11 @@ func newOperatorPanel(k *Kiosk) *OperatorPanel {
 	add(TabTicket, lang.L("Ticket"), theme.SearchIcon(), p.ticket.content)
 	add(TabPlayers, lang.L("Players"), theme.AccountIcon(), p.players.content)
 	add(TabFunds, lang.L("Cash"), theme.ContentAddIcon(), p.cash.content)
-	add(TabBlocks, lang.L("Blocks"), theme.GridIcon(), p.blocks.content)
-	if p.op.InFleet() {
+	if p.op.InFleet() { // its blocks are the central's: the Fleet tab shows them
 		p.fleet = newFleetView(p)
 		add(TabFleet, lang.L("Fleet"), theme.ComputerIcon(), p.fleet.content)
+	} else {
+		add(TabBlocks, lang.L("Blocks"), theme.GridIcon(), p.blocks.content)
 	}
 	add(TabAudit, lang.L("Audit"), theme.ConfirmIcon(), p.audit.content)
 	add(TabSystem, lang.L("System"), theme.SettingsIcon(), p.system.content)
@@ -75,7 +76,7 @@ func (p *OperatorPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
-// The tabs. TabFleet shows on a kiosk of a fleet only, after TabBlocks.
+// The tabs. A kiosk of a fleet has TabFleet in the place of TabBlocks.
 const (
 	TabTicket = iota
 	TabPlayers
