@@ -211,16 +211,11 @@ func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]eng
 	return err
 }
 
-// Kiosk is a kiosk of the fleet as the operator sees it.
+// Kiosk is a kiosk registered with the central (what it does: FleetView).
 type Kiosk struct {
-	ID              string     `json:"id"`
-	Role            string     `json:"role"`
-	CreatedAt       time.Time  `json:"created_at"`
-	LastSeen        *time.Time `json:"last_seen"`
-	LastSaleSeq     int64      `json:"last_sale_seq"`
-	LastMovementSeq int64      `json:"last_movement_seq"`
-	PacksHeld       int64      `json:"packs_held"`
-	Sales           int64      `json:"sales"`
+	ID        string    `json:"id"`
+	Role      string    `json:"role"`
+	CreatedAt time.Time `json:"created_at"`
 	// URL is the kiosk's connection string: only AddKiosk fills it, once.
 	URL string `json:"url,omitempty"`
 }
@@ -297,23 +292,6 @@ func (a *Admin) kioskURL(role, password string) string {
 		u += " " + m[1] + "=" + m[2]
 	}
 	return u
-}
-
-// Kiosks lists the fleet's kiosks.
-func (a *Admin) Kiosks(ctx context.Context) ([]Kiosk, error) {
-	rows, err := a.pool.Query(ctx, query("kiosks_list"))
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Kiosk, error) {
-		var k Kiosk
-		err := r.Scan(&k.ID, &k.Role, &k.CreatedAt, &k.LastSeen, &k.LastSaleSeq, &k.LastMovementSeq, &k.PacksHeld, &k.Sales)
-		return k, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
-	}
-	return out, nil
 }
 
 // Block is a block's status as `central blocks` prints it. Seed is empty
