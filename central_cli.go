@@ -44,6 +44,8 @@ const centralUsage = `usage: starfortune central --db URL COMMAND
   units BLOCK                                          a closed block's sold units, JSON lines (for verify)
   pack void PACK --reason TEXT
   audit [--json]                                       exits 1 with findings
+  report [--csv|--json] [--from DAY] [--to DAY]        per kiosk and day (DAY: YYYY-MM-DD)
+  report --closing [BLOCK] [--csv|--json]              closing reports of closed blocks
 URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…)`
 
 // cmdCentral administers the fleet's central database (central/).
@@ -89,6 +91,7 @@ var centralCommands = map[string]func(context.Context, *central.Admin, []string,
 	"units":           centralUnits,
 	"pack void":       centralVoid,
 	"audit":           centralAudit,
+	"report":          centralReport,
 }
 
 // noArgs parses a command that takes only --json.
@@ -362,7 +365,7 @@ func centralUnits(ctx context.Context, a *central.Admin, args []string, out io.W
 	}
 	sales, err := a.BlockSales(ctx, ref)
 	if err != nil {
-		return err
+		return blockError(ref, err)
 	}
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)

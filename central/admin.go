@@ -345,21 +345,17 @@ func (a *Admin) Show(ctx context.Context, t engine.Ticket) (engine.FleetSale, er
 	return s, nil
 }
 
-// ErrBlockOpen: the block is not closed, so its sales are not listed.
-var ErrBlockOpen = errors.New("central: the block is not closed (or does not exist): its units are listed once it is")
+// ErrBlockOpen: the block is in play (not closed): nothing that would tell
+// its outcomes or the prizes paid from it so far (its sold units, its
+// closing report) is given until it closes.
+var ErrBlockOpen = errors.New("central: the block is still in play")
 
 // BlockSales lists the sold units of a closed block, in position order: what
 // anyone recomputes its root from, with its revealed seed (voided positions
 // are drawn again from the seed).
 func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.FleetSale, error) {
-	var closed bool
-	err := a.pool.QueryRow(ctx, "SELECT closed_at IS NOT NULL FROM blocks WHERE emission = $1 AND stake_cents = $2 AND number = $3",
-		int(ref.Emission), int(ref.Stake), int(ref.Number)).Scan(&closed)
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && !closed {
-		return nil, fmt.Errorf("%w: %s", ErrBlockOpen, ref)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
+	if _, err := closedBlock(ctx, a.pool, ref); err != nil {
+		return nil, err
 	}
 	rows, _ := a.pool.Query(ctx, query("block_sales"), int(ref.Emission), int(ref.Stake), int(ref.Number))
 	var out []engine.FleetSale
@@ -367,7 +363,7 @@ func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.F
 	var s engine.FleetSale
 	var seq int64
 	var unit []byte
-	_, err = pgx.ForEachRow(rows, []any{&pos, &s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&pos, &s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed}, func() error {
 		u, err := engine.DecodeUnit(unit)
 		if err != nil {
 			return fmt.Errorf("position %d: %w", pos, err)
