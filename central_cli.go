@@ -272,7 +272,7 @@ func centralKiosks(ctx context.Context, a *central.Admin, args []string, out io.
 		return err
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintln(tw, "STAKE\tBLOCKS\tCLOSED\tSOLD / SIZE\tSOLD\tHANDED OUT\tVOIDED")
+	fmt.Fprintln(tw, "STAKE\tBLOCKS\tCLOSED\tSOLD / SIZE\tSOLD %\tHANDED OUT\tVOIDED")
 	for _, s := range v.Stakes {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d / %d\t%s\t%d\t%d\n", s.Stake, s.Blocks, s.Closed, s.Sold, s.Size, percent(s.Sold, s.Size), s.HandedOut, s.Voided)
 	}
