@@ -158,6 +158,8 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", engine.ErrSyncGap, pg.Message)
 		case "SF003", "SF005":
 			return fmt.Errorf("%w: %s", engine.ErrPackState, pg.Message)
+		case "SF006":
+			return fmt.Errorf("%w: %s", engine.ErrLookupLimit, pg.Message)
 		case "SF004", "42501": // 42501: insufficient privilege
 			return fmt.Errorf("%w: %s", engine.ErrUnknownKiosk, pg.Message)
 		}

@@ -116,3 +116,53 @@ func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 		t.Fatalf("a kiosk may execute %q, want %q", got, want)
 	}
 }
+
+// A kiosk cannot enumerate the sold tickets of a block in play (and add up
+// the prizes paid from it so far): it may look up 100 tickets sold
+// elsewhere a day; its own, a repeated one and closed blocks' are free.
+func TestTicketLookupsAreRationedWhileInPlay(t *testing.T) {
+	f := newFleet(t, 1, engine.BlockSize, "k1", "k2")
+	whole, err := f.kiosks["k2"].ClaimPack(ctx, 50) // the whole block, not verified (quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	push(t, f.kiosks["k2"], sell(t, whole, 0, 102, 1, "bob"))
+	k1, k2 := f.kiosks["k1"], f.kiosks["k2"]
+	for i := range uint32(100) {
+		if _, err := k1.LookupTicket(ctx, whole.Ticket(i)); err != nil {
+			t.Fatalf("look-up %d: %v", i, err)
+		}
+	}
+	if _, err := k1.LookupTicket(ctx, whole.Ticket(7)); err != nil {
+		t.Fatalf("a ticket looked up again: %v", err)
+	}
+	for _, i := range []uint32{100, 5000} { // sold, and unsold: both refused
+		if _, err := k1.LookupTicket(ctx, whole.Ticket(i)); !errors.Is(err, engine.ErrLookupLimit) {
+			t.Fatalf("look-up 101 (position %d): %v, want ErrLookupLimit", i, err)
+		}
+	}
+	for i := range uint32(102) {
+		if _, err := k2.LookupTicket(ctx, whole.Ticket(i)); err != nil {
+			t.Fatalf("k2 looking up its own sale %d: %v", i, err)
+		}
+	}
+	// A day later the budget is back.
+	f.exec(t, "UPDATE ticket_lookups SET at = at - interval '1 day'")
+	if _, err := k1.LookupTicket(ctx, whole.Ticket(100)); err != nil {
+		t.Fatalf("a day later: %v", err)
+	}
+	// Closed, the block is public: no limit.
+	f.exec(t, "UPDATE ticket_lookups SET at = now()")
+	for i := range uint32(100) {
+		k1.LookupTicket(ctx, whole.Ticket(200+i))
+	}
+	if _, err := k1.LookupTicket(ctx, whole.Ticket(101)); !errors.Is(err, engine.ErrLookupLimit) {
+		t.Fatalf("over the limit again: %v", err)
+	}
+	if err := f.admin.VoidPack(ctx, whole.Serial, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := k1.LookupTicket(ctx, whole.Ticket(101)); err != nil || s.Kiosk != "k2" {
+		t.Fatalf("look-up in a closed block: %+v %v", s, err)
+	}
+}

@@ -3,6 +3,7 @@
 -- fleet_view() gives kiosks (the operator panel's fleet tab) and the owner
 -- (`central kiosks`) the same counts. Counts only: nothing here tells an
 -- outcome, a prize, a seed, or what a block in play has paid or has left.
+-- And lookup_ticket is rationed for tickets of blocks in play (below).
 
 ALTER TABLE kiosks
 	ADD COLUMN backlog    int CHECK (backlog >= 0), -- sales and movements the kiosk held unsynced, as it said
@@ -51,6 +52,46 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
 	PERFORM sf_kiosk();
 	RETURN sf_fleet_view();
+END $$;
+
+-- Look-ups by kiosks of tickets that other kiosks sold from blocks in play,
+-- for a day: a kiosk may look up LookupsPerDay distinct ones in 24 hours
+-- (SF006 beyond), so that no kiosk role can enumerate a block's sold tickets
+-- and add up the prizes paid from it so far (which, the table being public,
+-- tells the value left in it). Its own sales and closed blocks' are free.
+CREATE TABLE ticket_lookups (
+	kiosk  text NOT NULL REFERENCES kiosks,
+	ticket text NOT NULL,
+	at     timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX ticket_lookups_kiosk ON ticket_lookups (kiosk, at);
+
+-- Replacing keeps 0002's grant.
+CREATE OR REPLACE FUNCTION lookup_ticket(p_ticket text)
+RETURNS TABLE (kiosk text, pack text, seq bigint, sold_at timestamptz, player text, unit bytea, revealed boolean)
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+	k text := sf_kiosk();
+	per_day constant int := 100; -- LookupsPerDay (README, "Fleet operations")
+	v_seller text;
+	v_open boolean;
+BEGIN
+	SELECT s.kiosk, bl.closed_at IS NULL INTO v_seller, v_open FROM sales s JOIN blocks bl ON bl.id = s.block_id WHERE s.ticket = p_ticket;
+	IF NOT FOUND THEN -- not sold: counted too if its block is in play (probing what is unsold)
+		SELECT bl.closed_at IS NULL INTO v_open FROM blocks bl WHERE sf_block_ref(bl.emission, bl.stake_cents, bl.number) = left(p_ticket, 11);
+	END IF;
+	IF coalesce(v_open, false) AND v_seller IS DISTINCT FROM k THEN
+		PERFORM pg_advisory_xact_lock(hashtext('starfortune lookups ' || k));
+		DELETE FROM ticket_lookups l WHERE l.kiosk = k AND l.at <= now() - interval '1 day';
+		IF NOT EXISTS (SELECT 1 FROM ticket_lookups l WHERE l.kiosk = k AND l.ticket = p_ticket) THEN
+			IF (SELECT count(DISTINCT l.ticket) FROM ticket_lookups l WHERE l.kiosk = k) >= per_day THEN
+				RAISE EXCEPTION 'kiosk % looked up % tickets sold elsewhere from blocks in play within 24 hours', k, per_day USING ERRCODE = 'SF006';
+			END IF;
+			INSERT INTO ticket_lookups (kiosk, ticket) VALUES (k, p_ticket);
+		END IF;
+	END IF;
+	RETURN QUERY SELECT s.kiosk, s.pack_serial, s.seq, s.sold_at, s.player, s.unit, s.revealed FROM sales s WHERE s.ticket = p_ticket;
 END $$;
 
 -- New functions are executable by PUBLIC until revoked. Kiosk roles get
