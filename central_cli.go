@@ -44,6 +44,8 @@ const centralUsage = `usage: starfortune central --db URL COMMAND
   units BLOCK                                          a closed block's sold units, JSON lines (for verify)
   pack void PACK --reason TEXT
   audit [--json]                                       exits 1 with findings
+  report [--csv|--json] [--from DAY] [--to DAY]        per kiosk and day (DAY: YYYY-MM-DD)
+  report --closing [BLOCK] [--csv|--json]              closing reports of closed blocks
 URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…)`
 
 // cmdCentral administers the fleet's central database (central/).
@@ -89,6 +91,7 @@ var centralCommands = map[string]func(context.Context, *central.Admin, []string,
 	"units":           centralUnits,
 	"pack void":       centralVoid,
 	"audit":           centralAudit,
+	"report":          centralReport,
 }
 
 // noArgs parses a command that takes only --json.
@@ -172,31 +175,117 @@ func centralKioskAdd(ctx context.Context, a *central.Admin, args []string, out i
 	return nil
 }
 
+// fleetJSON is `central kiosks --json`: the fleet view for scripts, in
+// counts and integer cents; online is judged against the central's clock.
+type fleetJSON struct {
+	At            time.Time           `json:"at"`
+	OnlineWithinS int                 `json:"online_within_s"`
+	Kiosks        []kioskViewJSON     `json:"kiosks"`
+	Stakes        []stakeProgressJSON `json:"stakes"`
+}
+
+type kioskViewJSON struct {
+	ID        string          `json:"id"`
+	Online    bool            `json:"online"`
+	LastSeen  *time.Time      `json:"last_seen"`
+	Backlog   int             `json:"backlog"`
+	BacklogAt *time.Time      `json:"backlog_at"`
+	Sales     uint64          `json:"sales"`
+	Held      []heldStakeJSON `json:"held"`
+}
+
+type heldStakeJSON struct {
+	StakeCents int64  `json:"stake_cents"`
+	Packs      int    `json:"packs"`
+	Left       uint64 `json:"left"`
+}
+
+type stakeProgressJSON struct {
+	StakeCents int64  `json:"stake_cents"`
+	Blocks     int    `json:"blocks"`
+	Closed     int    `json:"closed"`
+	Size       uint64 `json:"size"`
+	HandedOut  uint64 `json:"handed_out"`
+	Sold       uint64 `json:"sold"`
+	Voided     uint64 `json:"voided"`
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func fleetLine(v engine.FleetView) fleetJSON {
+	j := fleetJSON{At: v.At, OnlineWithinS: int(engine.OnlineWithin / time.Second), Kiosks: []kioskViewJSON{}, Stakes: []stakeProgressJSON{}}
+	for _, k := range v.Kiosks {
+		kj := kioskViewJSON{ID: k.ID, Online: k.Online(v.At), LastSeen: timeOrNil(k.LastSeen), Backlog: k.Backlog,
+			BacklogAt: timeOrNil(k.BacklogAt), Sales: k.Sales, Held: []heldStakeJSON{}}
+		for _, h := range k.Held {
+			kj.Held = append(kj.Held, heldStakeJSON{StakeCents: int64(h.Stake), Packs: h.Packs, Left: h.Left})
+		}
+		j.Kiosks = append(j.Kiosks, kj)
+	}
+	for _, s := range v.Stakes {
+		j.Stakes = append(j.Stakes, stakeProgressJSON{StakeCents: int64(s.Stake), Blocks: s.Blocks, Closed: s.Closed, Size: s.Size,
+			HandedOut: s.HandedOut, Sold: s.Sold, Voided: s.Voided})
+	}
+	return j
+}
+
+// centralKiosks prints the fleet view: each kiosk online or offline
+// against the central's clock, what it holds, and each stake's progress.
 func centralKiosks(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
 	asJSON, err := noArgs("kiosks", args)
 	if err != nil {
 		return err
 	}
-	ks, err := a.Kiosks(ctx)
+	v, err := a.FleetView(ctx)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		if ks == nil {
-			ks = []central.Kiosk{}
-		}
-		return printJSON(out, ks)
+		return printJSON(out, fleetLine(v))
 	}
+	fmt.Fprintf(out, "central clock %s; online: called within %s\n", v.At.Local().Format(time.DateTime), engine.OnlineWithin)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIOSK\tLAST SEEN\tPACKS\tSALES\tLAST SALE\tLAST MOVEMENT")
-	for _, k := range ks {
-		seen := "never"
-		if k.LastSeen != nil {
+	fmt.Fprintln(tw, "KIOSK\tSTATUS\tLAST SEEN\tBACKLOG\tSALES\tPACKS HELD (UNITS LEFT)")
+	for _, k := range v.Kiosks {
+		seen, status := "never", "offline"
+		if !k.LastSeen.IsZero() {
 			seen = k.LastSeen.Local().Format(time.DateTime)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", k.ID, seen, k.PacksHeld, k.Sales, k.LastSaleSeq, k.LastMovementSeq)
+		if k.Online(v.At) {
+			status = "online"
+		}
+		var held []string
+		for _, h := range k.Held {
+			held = append(held, fmt.Sprintf("%s: %d (%d)", h.Stake, h.Packs, h.Left))
+		}
+		if held == nil {
+			held = []string{"none"}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", k.ID, status, seen, k.Backlog, k.Sales, strings.Join(held, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(tw, "STAKE\tBLOCKS\tCLOSED\tSOLD / SIZE\tSOLD %\tHANDED OUT\tVOIDED")
+	for _, s := range v.Stakes {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d / %d\t%s\t%d\t%d\n", s.Stake, s.Blocks, s.Closed, s.Sold, s.Size, percent(s.Sold, s.Size), s.HandedOut, s.Voided)
 	}
 	return tw.Flush()
+}
+
+// percent is n of total to two decimals, rounded down so that 100 % means all.
+func percent(n, total uint64) string {
+	if total == 0 {
+		return "-"
+	}
+	bp := n * 10000 / total
+	return fmt.Sprintf("%d.%02d %%", bp/100, bp%100)
 }
 
 func centralBlocks(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
@@ -276,7 +365,7 @@ func centralUnits(ctx context.Context, a *central.Admin, args []string, out io.W
 	}
 	sales, err := a.BlockSales(ctx, ref)
 	if err != nil {
-		return err
+		return blockError(ref, err)
 	}
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -85,8 +86,30 @@ func TestCentralCommandLine(t *testing.T) {
 	if _, errOut, code := centralCLI(t, db, "show", p.Ticket(3).String()); code != 1 || !strings.Contains(errOut, "not sold") {
 		t.Fatalf("show of an unsold ticket: %d %q", code, errOut)
 	}
-	if out := mustCentral("kiosks"); !strings.Contains(out, "k1") {
+	var fleet fleetJSON
+	if err := json.Unmarshal([]byte(mustCentral("kiosks", "--json")), &fleet); err != nil || len(fleet.Kiosks) != 1 || len(fleet.Stakes) != 1 {
+		t.Fatalf("kiosks --json: %+v %v", fleet, err)
+	}
+	if k := fleet.Kiosks[0]; k.ID != "k1" || !k.Online || k.Sales != 1 || len(k.Held) != 1 || k.Held[0] != (heldStakeJSON{50, 1, 99}) {
+		t.Fatalf("kiosk k1 after a sale: %+v", k)
+	}
+	if s := fleet.Stakes[0]; s != (stakeProgressJSON{StakeCents: 50, Blocks: 1, Size: 850000, HandedOut: 100, Sold: 1}) {
+		t.Fatalf("stake progress: %+v", s)
+	}
+	if out := mustCentral("kiosks"); !regexp.MustCompile(`(?m)^k1 +online .* 0 +1 +0.50 EUR: 1 \(99\)$`).MatchString(out) ||
+		!strings.Contains(out, "0.50 EUR  1       0       1 / 850000   0.00 %") {
 		t.Fatalf("kiosks: %q", out)
+	}
+	// Silent for longer than engine.OnlineWithin: offline.
+	if conn, err := pgx.Connect(ctx, db); err != nil {
+		t.Fatal(err)
+	} else if _, err := conn.Exec(ctx, "UPDATE kiosks SET last_seen = now() - interval '61 seconds'"); err != nil {
+		t.Fatal(err)
+	} else {
+		conn.Close(ctx)
+	}
+	if out := mustCentral("kiosks"); !regexp.MustCompile(`(?m)^k1 +offline `).MatchString(out) {
+		t.Fatalf("kiosks after a silent minute: %q", out)
 	}
 	if out := mustCentral("pack", "void", p.Serial, "--reason", "kiosk lost"); !strings.Contains(out, "voided") {
 		t.Fatalf("void: %q", out)
@@ -156,6 +179,38 @@ func TestCentralClosedBlockVerifies(t *testing.T) {
 	if _, errOut, code := centralCLI(t, db, "units", p.Block.String()); code != 1 || !strings.Contains(errOut, "not closed") {
 		t.Fatalf("units of an open block: %d %q", code, errOut)
 	}
+	// In play: no closing report; the daily report has the sales.
+	for _, f := range []string{"", "--json", "--csv"} {
+		args := []string{"report", "--closing", p.Block.String()}
+		if f != "" {
+			args = append(args, f)
+		}
+		if out, errOut, code := centralCLI(t, db, args...); code != 1 || out != "" || !strings.Contains(errOut, "still in play") {
+			t.Fatalf("closing report of an open block (%s): %d %q %q", f, code, out, errOut)
+		}
+	}
+	var paid int64
+	for _, s := range sales {
+		paid += int64(s.Unit.Prize(100))
+	}
+	var daily central.DailyReport
+	if err := json.Unmarshal([]byte(mustRun(t, "central", "--db", db, "report", "--json")), &daily); err != nil || len(daily.Days) == 0 {
+		t.Fatalf("daily report: %+v %v", daily, err)
+	}
+	var total central.Figures
+	for _, d := range daily.Days {
+		total.Units, total.StakeCents, total.PrizeCents = total.Units+d.Total.Units, total.StakeCents+d.Total.StakeCents, total.PrizeCents+d.Total.PrizeCents
+	}
+	if total.Units != 5 || total.StakeCents != 500 || total.PrizeCents != paid {
+		t.Fatalf("daily report totals %+v, want 5 units, 500 cents staked, %d won", total, paid)
+	}
+	if out := mustRun(t, "central", "--db", db, "report", "--csv"); !strings.HasPrefix(out, "day,kiosk,units,stake_cents,prize_cents,credit_cents,grant_cents,payout_cents\n") ||
+		!strings.Contains(out, ",TOTAL,") {
+		t.Fatalf("daily report CSV: %q", out)
+	}
+	if _, errOut, code := centralCLI(t, db, "report", "--from", "4/12/2026"); code != 2 || !strings.Contains(errOut, "YYYY-MM-DD") {
+		t.Fatalf("a bad day: %d %q", code, errOut)
+	}
 	if _, errOut, code := centralCLI(t, db, "pack", "void", p.Serial, "--reason", "kiosk lost"); code != 0 {
 		t.Fatal(errOut)
 	}
@@ -163,6 +218,19 @@ func TestCentralClosedBlockVerifies(t *testing.T) {
 	var b central.Block
 	if err := json.Unmarshal([]byte(blocksOut), &b); err != nil || !b.Closed || b.Seed == "" {
 		t.Fatalf("block after the void: %+v %v", b, err)
+	}
+	var closing central.ClosingReport
+	if err := json.Unmarshal([]byte(mustRun(t, "central", "--db", db, "report", "--closing", b.ID, "--json")), &closing); err != nil ||
+		closing.Sold != 5 || closing.Voided != 849995 || closing.PrizesPaidCents != paid || closing.PrizesPaidCents+closing.PrizesVoidedCents != 595_000_00 ||
+		!closing.TableMatches || closing.Seed != b.Seed || closing.Commitment != b.Commitment {
+		t.Fatalf("closing report: %+v %v", closing, err)
+	}
+	if out := mustRun(t, "central", "--db", db, "report", "--closing"); !strings.Contains(out, "closing report of block "+b.ID) ||
+		!strings.Contains(out, "they add up to the table") || !strings.Contains(out, "sold by: k1 5") {
+		t.Fatalf("closing report: %q", out)
+	}
+	if out := mustRun(t, "central", "--db", db, "report", "--closing", "--csv"); strings.Count(out, "\n") != 2 || !strings.Contains(out, b.ID+",100,850000,") {
+		t.Fatalf("closing report CSV: %q", out)
 	}
 	units, errOut, code := centralCLI(t, db, "units", b.ID)
 	if code != 0 || strings.Count(units, "\n") != 5 {

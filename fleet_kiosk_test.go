@@ -73,18 +73,18 @@ func syncStatus(t *testing.T, dir, url, id string) syncJSON {
 	return s
 }
 
-func fleetKiosks(t *testing.T, db string) map[string]central.Kiosk {
+func fleetKiosks(t *testing.T, db string) map[string]kioskViewJSON {
 	t.Helper()
 	out, errOut, code := centralCLI(t, db, "kiosks", "--json")
 	if code != 0 {
 		t.Fatalf("central kiosks: %d %s", code, errOut)
 	}
-	var list []central.Kiosk
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
+	var v fleetJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("central kiosks: %q: %v", out, err)
 	}
-	ks := map[string]central.Kiosk{}
-	for _, k := range list {
+	ks := map[string]kioskViewJSON{}
+	for _, k := range v.Kiosks {
 		ks[k.ID] = k
 	}
 	return ks
@@ -116,7 +116,7 @@ func TestFleetKioskOfflineThenSync(t *testing.T) {
 	if s := syncStatus(t, dir, url, "k1"); s.Backlog != 0 || !s.Online || s.Kiosk != "k1" {
 		t.Fatalf("after play: %+v", s)
 	}
-	if k := fleetKiosks(t, db)["k1"]; k.Sales != 150 || k.LastSaleSeq != 150 {
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != 150 || !k.Online || len(k.Held) != 1 || k.Held[0].StakeCents != 50 || k.Held[0].Left < 50 {
 		t.Fatalf("central after play: %+v", k)
 	}
 	mustKiosk(t, dir, url, "k1", "audit")
@@ -273,7 +273,7 @@ func TestFleetKioskKilledDuringSync(t *testing.T) {
 			t.Fatalf("printed sale %s lost", tk)
 		}
 	}
-	if k := fleetKiosks(t, db)["k1"]; k.Sales != int64(len(local)) {
+	if k := fleetKiosks(t, db)["k1"]; k.Sales != uint64(len(local)) {
 		t.Fatalf("central has %d sales, the kiosk %d", k.Sales, len(local))
 	}
 	t.Logf("%d sales over 4 kills, %d printed", len(local), len(printed))

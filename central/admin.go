@@ -211,16 +211,11 @@ func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]eng
 	return err
 }
 
-// Kiosk is a kiosk of the fleet as the operator sees it.
+// Kiosk is a kiosk registered with the central (what it does: FleetView).
 type Kiosk struct {
-	ID              string     `json:"id"`
-	Role            string     `json:"role"`
-	CreatedAt       time.Time  `json:"created_at"`
-	LastSeen        *time.Time `json:"last_seen"`
-	LastSaleSeq     int64      `json:"last_sale_seq"`
-	LastMovementSeq int64      `json:"last_movement_seq"`
-	PacksHeld       int64      `json:"packs_held"`
-	Sales           int64      `json:"sales"`
+	ID        string    `json:"id"`
+	Role      string    `json:"role"`
+	CreatedAt time.Time `json:"created_at"`
 	// URL is the kiosk's connection string: only AddKiosk fills it, once.
 	URL string `json:"url,omitempty"`
 }
@@ -299,23 +294,6 @@ func (a *Admin) kioskURL(role, password string) string {
 	return u
 }
 
-// Kiosks lists the fleet's kiosks.
-func (a *Admin) Kiosks(ctx context.Context) ([]Kiosk, error) {
-	rows, err := a.pool.Query(ctx, query("kiosks_list"))
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Kiosk, error) {
-		var k Kiosk
-		err := r.Scan(&k.ID, &k.Role, &k.CreatedAt, &k.LastSeen, &k.LastSaleSeq, &k.LastMovementSeq, &k.PacksHeld, &k.Sales)
-		return k, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
-	}
-	return out, nil
-}
-
 // Block is a block's status as `central blocks` prints it. Seed is empty
 // until the block is closed.
 type Block struct {
@@ -367,21 +345,17 @@ func (a *Admin) Show(ctx context.Context, t engine.Ticket) (engine.FleetSale, er
 	return s, nil
 }
 
-// ErrBlockOpen: the block is not closed, so its sales are not listed.
-var ErrBlockOpen = errors.New("central: the block is not closed (or does not exist): its units are listed once it is")
+// ErrBlockOpen: the block is in play (not closed): nothing that would tell
+// its outcomes or the prizes paid from it so far (its sold units, its
+// closing report) is given until it closes.
+var ErrBlockOpen = errors.New("central: the block is still in play")
 
 // BlockSales lists the sold units of a closed block, in position order: what
 // anyone recomputes its root from, with its revealed seed (voided positions
 // are drawn again from the seed).
 func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.FleetSale, error) {
-	var closed bool
-	err := a.pool.QueryRow(ctx, "SELECT closed_at IS NOT NULL FROM blocks WHERE emission = $1 AND stake_cents = $2 AND number = $3",
-		int(ref.Emission), int(ref.Stake), int(ref.Number)).Scan(&closed)
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && !closed {
-		return nil, fmt.Errorf("%w: %s", ErrBlockOpen, ref)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
+	if _, err := closedBlock(ctx, a.pool, ref); err != nil {
+		return nil, err
 	}
 	rows, _ := a.pool.Query(ctx, query("block_sales"), int(ref.Emission), int(ref.Stake), int(ref.Number))
 	var out []engine.FleetSale
@@ -389,7 +363,7 @@ func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.F
 	var s engine.FleetSale
 	var seq int64
 	var unit []byte
-	_, err = pgx.ForEachRow(rows, []any{&pos, &s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed}, func() error {
+	_, err := pgx.ForEachRow(rows, []any{&pos, &s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed}, func() error {
 		u, err := engine.DecodeUnit(unit)
 		if err != nil {
 			return fmt.Errorf("position %d: %w", pos, err)

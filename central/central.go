@@ -85,6 +85,12 @@ func migrations() ([]migration, error) {
 // concurrent `central init` wait for each other. It returns the names of
 // those applied.
 func migrate(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	return migrateTo(ctx, conn, latestVersion())
+}
+
+// migrateTo applies the migrations up to version upTo: a test's central as
+// an older release left it.
+func migrateTo(ctx context.Context, conn *pgx.Conn, upTo int) ([]string, error) {
 	ms, err := migrations()
 	if err != nil {
 		return nil, err
@@ -101,6 +107,9 @@ func migrate(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 	}
 	var applied []string
 	for _, m := range ms {
+		if m.version > upTo {
+			break
+		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('starfortune central migrations'))"); err != nil {
 				return err
@@ -149,6 +158,8 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", engine.ErrSyncGap, pg.Message)
 		case "SF003", "SF005":
 			return fmt.Errorf("%w: %s", engine.ErrPackState, pg.Message)
+		case "SF006":
+			return fmt.Errorf("%w: %s", engine.ErrLookupLimit, pg.Message)
 		case "SF004", "42501": // 42501: insufficient privilege
 			return fmt.Errorf("%w: %s", engine.ErrUnknownKiosk, pg.Message)
 		}

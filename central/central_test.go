@@ -328,6 +328,7 @@ func TestKioskRoleLeastPrivilege(t *testing.T) {
 		"UPDATE blocks SET closed_at = now()",
 		"SELECT sf_close_if_done(1)",
 		"SELECT sf_node(1, 0, 0)",
+		"SELECT sf_fleet_view()",
 		"CREATE TABLE mine (x int)",
 		"CREATE TEMP TABLE mine (x int)",
 	}

@@ -172,15 +172,6 @@ func (c *Client) ReleasePack(ctx context.Context, serial string, from uint32) (s
 	return s, nil
 }
 
-// Heartbeat implements engine.Central.
-func (c *Client) Heartbeat(ctx context.Context) (time.Time, error) {
-	var t time.Time
-	if err := c.pool.QueryRow(ctx, "SELECT heartbeat()").Scan(&t); err != nil {
-		return t, fmt.Errorf("heartbeat: %w", translate(err))
-	}
-	return t, nil
-}
-
 // LookupTicket implements engine.Central.
 func (c *Client) LookupTicket(ctx context.Context, t engine.Ticket) (engine.FleetSale, error) {
 	s, err := scanSale(c.pool.QueryRow(ctx, "SELECT * FROM lookup_ticket($1)", t.String()), t)

@@ -29,6 +29,12 @@ var (
 	// ErrPackState: a pack operation that its state forbids (release of a
 	// pack not held, void of a pack of a closed block, unknown serial).
 	ErrPackState = errors.New("fleet: pack state forbids it")
+	// ErrLookupLimit: the kiosk has looked up, within a day, as many tickets
+	// of blocks in play sold by other kiosks as the central allows. Looking
+	// up every sold ticket of a block in play would add up the prizes paid
+	// from it so far, and so (the table being public) the value left in it;
+	// a sold ticket of a closed block, or one the kiosk sold, is not counted.
+	ErrLookupLimit = errors.New("fleet: too many look-ups of tickets sold by other kiosks today")
 )
 
 // Pack is a range of positions [First, First+Count) of one block, handed to

@@ -32,9 +32,10 @@ type KioskView struct {
 	LastSeen time.Time // its last call to the central; zero: never
 	// Backlog is the sales and movements the kiosk held that the central
 	// did not have yet, as the kiosk said at its last heartbeat.
-	Backlog int
-	Held    []HeldStake // packs it holds, per stake, in stake order
-	Sales   uint64      // units it sold that the central has
+	Backlog   int
+	BacklogAt time.Time   // when it said so (zero: never)
+	Held      []HeldStake // packs it holds, per stake, in stake order
+	Sales     uint64      // units it sold that the central has
 }
 
 // Online says whether the kiosk called the central within OnlineWithin of at.

@@ -1,0 +1,92 @@
+package central
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"starfortune/engine"
+)
+
+// Heartbeat implements engine.Central: the kiosk lives, and backlog of its
+// sales and movements are not at the central yet (migrations/0003).
+func (c *Client) Heartbeat(ctx context.Context, backlog int) (time.Time, error) {
+	var t time.Time
+	if err := c.pool.QueryRow(ctx, "SELECT heartbeat($1)", max(backlog, 0)).Scan(&t); err != nil {
+		return t, fmt.Errorf("heartbeat: %w", translate(err))
+	}
+	return t, nil
+}
+
+// FleetView implements engine.Central through fleet_view(), a kiosk role's
+// right: the same counts support staff see with `central kiosks`.
+func (c *Client) FleetView(ctx context.Context) (engine.FleetView, error) {
+	var raw []byte
+	if err := c.pool.QueryRow(ctx, "SELECT fleet_view()").Scan(&raw); err != nil {
+		return engine.FleetView{}, fmt.Errorf("fleet view: %w", translate(err))
+	}
+	return decodeFleetView(raw)
+}
+
+// FleetView is the fleet as a kiosk's fleet_view() shows it, read by the
+// owner (`central kiosks`).
+func (a *Admin) FleetView(ctx context.Context) (engine.FleetView, error) {
+	var raw []byte
+	if err := a.pool.QueryRow(ctx, "SELECT sf_fleet_view()").Scan(&raw); err != nil {
+		return engine.FleetView{}, fmt.Errorf("central: fleet view: %w", err)
+	}
+	return decodeFleetView(raw)
+}
+
+// fleetViewJSON is what sf_fleet_view returns (migrations/0003).
+type fleetViewJSON struct {
+	At     time.Time `json:"at"`
+	Kiosks []struct {
+		ID        string     `json:"id"`
+		LastSeen  *time.Time `json:"last_seen"`
+		Backlog   int        `json:"backlog"`
+		BacklogAt *time.Time `json:"backlog_at"`
+		Sales     uint64     `json:"sales"`
+		Held      []struct {
+			StakeCents int64  `json:"stake_cents"`
+			Packs      int    `json:"packs"`
+			Left       uint64 `json:"left"`
+		} `json:"held"`
+	} `json:"kiosks"`
+	Stakes []struct {
+		StakeCents int64  `json:"stake_cents"`
+		Blocks     int    `json:"blocks"`
+		Closed     int    `json:"closed"`
+		Size       uint64 `json:"size"`
+		HandedOut  uint64 `json:"handed_out"`
+		Sold       uint64 `json:"sold"`
+		Voided     uint64 `json:"voided"`
+	} `json:"stakes"`
+}
+
+func decodeFleetView(raw []byte) (engine.FleetView, error) {
+	var j fleetViewJSON
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return engine.FleetView{}, fmt.Errorf("central: fleet view: %w", err)
+	}
+	v := engine.FleetView{At: j.At}
+	for _, k := range j.Kiosks {
+		kv := engine.KioskView{ID: k.ID, Backlog: k.Backlog, Sales: k.Sales}
+		if k.LastSeen != nil {
+			kv.LastSeen = *k.LastSeen
+		}
+		if k.BacklogAt != nil {
+			kv.BacklogAt = *k.BacklogAt
+		}
+		for _, h := range k.Held {
+			kv.Held = append(kv.Held, engine.HeldStake{Stake: engine.Cents(h.StakeCents), Packs: h.Packs, Left: h.Left})
+		}
+		v.Kiosks = append(v.Kiosks, kv)
+	}
+	for _, s := range j.Stakes {
+		v.Stakes = append(v.Stakes, engine.StakeProgress{Stake: engine.Cents(s.StakeCents), Blocks: s.Blocks, Closed: s.Closed,
+			Size: s.Size, HandedOut: s.HandedOut, Sold: s.Sold, Voided: s.Voided})
+	}
+	return v, nil
+}
