@@ -101,6 +101,8 @@ func (v *ticketView) lookUp() {
 			switch {
 			case errors.Is(err, engine.ErrUnknownTicket):
 				setStatus(v.status, lang.L("This ticket was never sold"), colRed)
+			case errors.Is(err, engine.ErrLookupLimit):
+				setStatus(v.status, lang.L("Today's look-ups of tickets sold by other kiosks from blocks in play are used up: ask the central's operator"), colRed)
 			case err != nil:
 				v.p.fail(err)
 			default:
