@@ -41,6 +41,10 @@ type Options struct {
 	// k1"): the kiosk of a fleet, so that two windows side by side tell
 	// which is which. Empty: "Star Fortune".
 	Name string
+	// FleetRefresh is how often the operator panel's Fleet tab reads the
+	// central again while it is shown: 0 means 5 s, a negative value never
+	// (tests, whose timers must not outlive them).
+	FleetRefresh time.Duration
 	// IdleTimeout starts the attract animation after this long without
 	// input; 0 means 60 s in kiosk mode and never otherwise.
 	IdleTimeout time.Duration
@@ -68,6 +72,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.IdleTimeout == 0 && o.Kiosk {
 		o.IdleTimeout = 60 * time.Second
+	}
+	if o.FleetRefresh == 0 {
+		o.FleetRefresh = 5 * time.Second
 	}
 	if o.CornerHold <= 0 {
 		o.CornerHold = 2 * time.Second

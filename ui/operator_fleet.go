@@ -16,10 +16,6 @@ import (
 	"starfortune/engine"
 )
 
-// fleetRefresh is how often the Fleet tab reads the central again while it
-// is shown: kiosks call the central every second or so.
-const fleetRefresh = 5 * time.Second
-
 // fleetView is the Fleet tab of a kiosk of a fleet: each stake's emission
 // sold across the fleet as a chart, every kiosk with its last call to the
 // central (online or not), what it has not synced yet and the packs it
@@ -34,7 +30,7 @@ type fleetView struct {
 	body    *fyne.Container
 	ticket  *widget.Entry
 	view    engine.FleetView
-	timer   *time.Timer // the next refresh while the tab is shown
+	timer   *time.Timer // the next refresh while the tab is shown (Options.FleetRefresh)
 	content fyne.CanvasObject
 }
 
@@ -61,8 +57,15 @@ func (v *fleetView) shown() {
 
 func (v *fleetView) schedule() {
 	v.hidden()
-	v.timer = time.AfterFunc(fleetRefresh, func() {
+	every := v.p.k.opts.FleetRefresh
+	if every < 0 {
+		return
+	}
+	v.timer = time.AfterFunc(every, func() {
 		fyne.Do(func() {
+			// One UI change at a time, as Kiosk.call applies its results.
+			v.p.k.applying.Lock()
+			defer v.p.k.applying.Unlock()
 			if v.timer != nil && v.p.k.oper.panel == v.p && v.p.tabs.Selected() == v.p.tab(TabFleet) {
 				v.shown()
 			}

@@ -48,7 +48,9 @@ func aFleet() engine.FleetView {
 func fleetRig(t *testing.T, view engine.FleetView, err error) (rig, *fleetGame) {
 	t.Helper()
 	var g *fleetGame
-	r := newRigAs(t, ui.Options{}, func(s *engine.Service) ui.Game {
+	// No refresh: its timer would apply a result in the test driver's
+	// goroutine, beside the test's (the GL driver applies it on its thread).
+	r := newRigAs(t, ui.Options{FleetRefresh: -1}, func(s *engine.Service) ui.Game {
 		g = &fleetGame{Service: s, view: view, err: err}
 		return g
 	})
