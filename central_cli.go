@@ -210,18 +210,11 @@ type stakeProgressJSON struct {
 	Voided     uint64 `json:"voided"`
 }
 
-func timeOrNil(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
 func fleetLine(v engine.FleetView) fleetJSON {
 	j := fleetJSON{At: v.At, OnlineWithinS: int(engine.OnlineWithin / time.Second), Kiosks: []kioskViewJSON{}, Stakes: []stakeProgressJSON{}}
 	for _, k := range v.Kiosks {
-		kj := kioskViewJSON{ID: k.ID, Online: k.Online(v.At), LastSeen: timeOrNil(k.LastSeen), Backlog: k.Backlog,
-			BacklogAt: timeOrNil(k.BacklogAt), Sales: k.Sales, Held: []heldStakeJSON{}}
+		kj := kioskViewJSON{ID: k.ID, Online: k.Online(v.At), LastSeen: timePtr(k.LastSeen), Backlog: k.Backlog,
+			BacklogAt: timePtr(k.BacklogAt), Sales: k.Sales, Held: []heldStakeJSON{}}
 		for _, h := range k.Held {
 			kj.Held = append(kj.Held, heldStakeJSON{StakeCents: int64(h.Stake), Packs: h.Packs, Left: h.Left})
 		}
