@@ -116,48 +116,20 @@ func DB(t testing.TB) string {
 
 // Start creates and starts a cluster in a new temporary directory.
 func Start() (*Cluster, error) {
-	// In /tmp rather than $TMPDIR: the postgres user must reach the
-	// directory (make bench points TMPDIR into root's home), and a socket
-	// path must stay under 108 bytes.
-	base := os.Getenv("STARFORTUNE_PGTEST_DIR")
-	if base == "" {
-		base = "/tmp"
-	}
-	reapOrphans(base)
-	dir, err := os.MkdirTemp(base, "sf-pg-")
+	reapOrphans(baseDir())
+	c, err := newClusterDir()
 	if err != nil {
 		return nil, err
 	}
-	// The owner's pid: a test binary killed by its timeout never runs
-	// Main's Stop, and the next Start reaps its cluster.
-	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		return nil, err
-	}
-	c := &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, err
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			return nil, err
-		}
-		c.asUser = []string{"runuser", "-u", "postgres", "--"}
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, err
-	}
 	if out, err := c.run("initdb", "-D", c.DataDir, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(c.Dir)
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
 	// The superuser is trusted on the socket; every other role (the
 	// kiosks') must give its scram-sha-256 password, as in production.
 	hba := "local all postgres trust\nlocal all all scram-sha-256\n"
 	if err := os.WriteFile(filepath.Join(c.DataDir, "pg_hba.conf"), []byte(hba), 0o600); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(c.Dir)
 		return nil, err
 	}
 	if c.asUser != nil {
@@ -166,10 +138,20 @@ func Start() (*Cluster, error) {
 		}
 	}
 	if err := c.Start(); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(c.Dir)
 		return nil, err
 	}
 	return c, nil
+}
+
+// baseDir holds the clusters' directories: /tmp rather than $TMPDIR, as
+// the postgres user must reach them (make bench points TMPDIR into root's
+// home) and a socket path must stay under 108 bytes.
+func baseDir() string {
+	if base := os.Getenv("STARFORTUNE_PGTEST_DIR"); base != "" {
+		return base
+	}
+	return "/tmp"
 }
 
 // reapOrphans stops and removes the clusters under base whose test binary

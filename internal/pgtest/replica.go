@@ -100,7 +100,6 @@ func (c *Cluster) StartStandby(name string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.asUser = c.asUser
 	if out, err := s.run("pg_basebackup", "-D", s.DataDir, "-h", c.Dir, "-p", strconv.Itoa(Port), "-U", "postgres",
 		"-X", "stream", "-c", "fast", "-R", "-C", "-S", name, "--no-sync"); err != nil {
 		os.RemoveAll(s.Dir)
@@ -121,17 +120,16 @@ func (c *Cluster) StartStandby(name string) (*Cluster, error) {
 // newClusterDir makes the directory of a cluster that is not initialised
 // yet: owned by the server's user, with the owner's pid for reapOrphans.
 func newClusterDir() (*Cluster, error) {
-	base := os.Getenv("STARFORTUNE_PGTEST_DIR")
-	if base == "" {
-		base = "/tmp"
-	}
-	dir, err := os.MkdirTemp(base, "sf-pg-")
+	dir, err := os.MkdirTemp(baseDir(), "sf-pg-")
 	if err != nil {
 		return nil, err
 	}
+	// The owner's pid: a test binary killed by its timeout never runs
+	// Main's Stop, and the next Start reaps its cluster.
 	if err := os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return nil, err
 	}
+	c := &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -142,11 +140,12 @@ func newClusterDir() (*Cluster, error) {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			return nil, err
 		}
+		c.asUser = []string{"runuser", "-u", "postgres", "--"}
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}, nil
+	return c, nil
 }
 
 // SetSynchronous makes commits on c wait for the standbys named by names,
