@@ -30,9 +30,8 @@ type OperatorPanel struct {
 	blocks  *blocksView
 	audit   *auditView
 	system  *systemView
-	fleet   *fleetView // nil on a lone kiosk
-	items   []*container.TabItem
-	ids     []int         // the Tab… of each item, in order
+	fleet   *fleetView    // nil on a lone kiosk
+	ids     []int         // the Tab… of each of tabs' items, in order
 	message *widget.Label // last export or error, under the tabs
 
 	content fyne.CanvasObject
@@ -48,9 +47,10 @@ func newOperatorPanel(k *Kiosk) *OperatorPanel {
 	p.message.Wrapping = fyne.TextWrapWord
 	p.ticket, p.players, p.cash = newTicketView(p), newPlayersView(p), newCashView(p)
 	p.blocks, p.audit, p.system = newBlocksView(p), newAuditView(p), newSystemView(p)
+	var items []*container.TabItem
 	add := func(id int, name string, icon fyne.Resource, content fyne.CanvasObject) {
 		p.ids = append(p.ids, id)
-		p.items = append(p.items, container.NewTabItemWithIcon(name, icon, content))
+		items = append(items, container.NewTabItemWithIcon(name, icon, content))
 	}
 	add(TabTicket, lang.L("Ticket"), theme.SearchIcon(), p.ticket.content)
 	add(TabPlayers, lang.L("Players"), theme.AccountIcon(), p.players.content)
@@ -63,7 +63,7 @@ func newOperatorPanel(k *Kiosk) *OperatorPanel {
 	}
 	add(TabAudit, lang.L("Audit"), theme.ConfirmIcon(), p.audit.content)
 	add(TabSystem, lang.L("System"), theme.SettingsIcon(), p.system.content)
-	p.tabs = container.NewAppTabs(p.items...)
+	p.tabs = container.NewAppTabs(items...)
 	p.tabs.OnSelected = func(t *container.TabItem) { p.tabShown(p.selected()) }
 	header := container.NewBorder(nil, nil, title, closeBtn)
 	bg := &canvas.Rectangle{FillColor: colNight}
@@ -91,7 +91,7 @@ const (
 func (p *OperatorPanel) tab(id int) *container.TabItem {
 	for i, x := range p.ids {
 		if x == id {
-			return p.items[i]
+			return p.tabs.Items[i]
 		}
 	}
 	return nil
