@@ -37,7 +37,7 @@ check-badger: deps
 unit: deps-window
 	$(GO) vet -tags ci,$(TAGS) ./...
 	$(GO) test -race -tags ci,$(TAGS) -timeout 20m -skip 'TestPowerCuts$$' ./...
-	$(GO) test -tags ci,$(TAGS) -timeout 10m -run 'TestWholeBlock|TestPowerCuts$$' .   # too slow under -race: see wholeblock_test.go, powercut_test.go
+	$(GO) test -tags ci,$(TAGS) -timeout 10m -run 'TestWholeBlock|TestPowerCuts$$|TestFleetFailover' .   # too slow under -race: see wholeblock_test.go, powercut_test.go, fleet_harness_test.go
 
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
 smoke: build deps-window

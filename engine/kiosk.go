@@ -307,7 +307,7 @@ type Fleet struct {
 	cfg     FleetConfig
 	demo    Cents
 	packs   []*heldPack
-	wanted  map[Cents]bool      // stakes a sale asked for: the loop keeps a pack ahead for them
+	wanted  map[Cents]bool      // stakes sold from: the loop keeps a pack ahead for them
 	noPack  map[Cents]time.Time // when the central last had no pack at the stake
 	contact time.Time           // the last round trip with the central
 	beat    time.Time           // the loop's: the last heartbeat
@@ -355,6 +355,11 @@ func (f *Fleet) load(ctx context.Context) error {
 			problems = append(problems, checkPackCursor(tx, h)...)
 			if h.left() == 0 {
 				h.body = nil
+			} else {
+				// A kiosk restarted in the middle of a pack keeps one ahead
+				// from its first round, as it did before, not from its
+				// first sale: the central may be away by then.
+				f.wanted[h.Block.Stake] = true
 			}
 			f.packs = append(f.packs, h)
 		}

@@ -1,0 +1,173 @@
+//go:build !race
+
+// Kiosk processes selling against a central for the fleet's fault tests
+// (failover, soak): minutes of child processes, never under the race
+// detector (make test runs these without it).
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// kioskProc is one kiosk as its players see it: play commands run one
+// after another as child processes of its own, and every unit they
+// printed, that is sold, durable and shown to a player.
+type kioskProc struct {
+	id, dir, url string
+
+	mu      sync.Mutex
+	printed map[string]saleJSON // by ticket
+	dups    []string            // tickets printed twice: never
+	child   *os.Process         // the play command running, for SIGKILL
+}
+
+func newKioskProc(t *testing.T, db, id string) *kioskProc {
+	t.Helper()
+	k := &kioskProc{id: id, dir: t.TempDir(), url: fleetKiosk(t, db, id), printed: map[string]saleJSON{}}
+	return k
+}
+
+// play runs `play ARGS --json` of the kiosk as a child process (connected
+// to url) and keeps what it prints. It returns the child's stderr and how
+// it ended.
+func (k *kioskProc) play(url string, args ...string) (string, error) {
+	cmd := exec.Command(os.Args[0], append([]string{"--data", k.dir, "--central", url, "--kiosk", k.id, "play", "--json"}, args...)...)
+	cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	k.mu.Lock()
+	k.child = cmd.Process
+	k.mu.Unlock()
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		var s saleJSON
+		if json.Unmarshal(sc.Bytes(), &s) != nil { // the last line of a killed child may be cut short
+			continue
+		}
+		k.mu.Lock()
+		if _, dup := k.printed[s.Ticket]; dup {
+			k.dups = append(k.dups, s.Ticket)
+		}
+		k.printed[s.Ticket] = s
+		k.mu.Unlock()
+	}
+	err = cmd.Wait()
+	k.mu.Lock()
+	k.child = nil
+	k.mu.Unlock()
+	return stderr.String(), err
+}
+
+// kill sends SIGKILL to the play command running, if any, and says
+// whether there was one.
+func (k *kioskProc) kill() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.child != nil && k.child.Kill() == nil
+}
+
+func (k *kioskProc) sold() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.printed)
+}
+
+// settle syncs the kiosk until it has nothing left to push, then checks
+// that its own audit is clean and that every unit it printed is in its
+// history, and returns that history.
+func (k *kioskProc) settle(t *testing.T) []saleJSON {
+	t.Helper()
+	if out := mustKiosk(t, k.dir, k.url, k.id, "sync", "--json"); !bytes.Contains([]byte(out), []byte(`"backlog":0,`)) {
+		t.Fatalf("kiosk %s: sync left a backlog: %s", k.id, out)
+	}
+	if out, errOut, code := kioskCLI(t, k.dir, k.url, k.id, "audit"); code != 0 {
+		t.Fatalf("kiosk %s audit: %d\n%s%s", k.id, code, out, errOut)
+	}
+	history := decodeSales(t, mustKiosk(t, k.dir, k.url, k.id, "history", "--last", "1000000", "--json"))
+	in := map[string]bool{}
+	for _, s := range history {
+		in[s.Ticket] = true
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.dups) > 0 {
+		t.Fatalf("kiosk %s printed %d tickets twice, the first %s", k.id, len(k.dups), k.dups[0])
+	}
+	for ticket := range k.printed {
+		if !in[ticket] {
+			t.Fatalf("kiosk %s: ticket %s was printed to a player but is not in its history", k.id, ticket)
+		}
+	}
+	return history
+}
+
+// centralSales is what the central holds of each kiosk's sales: ticket →
+// prize, from the owner's connection db.
+func centralSales(t *testing.T, db string) map[string]map[string]int64 {
+	t.Helper()
+	conn := ownerConn(t, db)
+	rows, err := conn.Query(t.Context(), "SELECT kiosk, ticket, prize_cents FROM sales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bySite := map[string]map[string]int64{}
+	for rows.Next() {
+		var kiosk, ticket string
+		var prize int64
+		if err := rows.Scan(&kiosk, &ticket, &prize); err != nil {
+			t.Fatal(err)
+		}
+		if bySite[kiosk] == nil {
+			bySite[kiosk] = map[string]int64{}
+		}
+		bySite[kiosk][ticket] = prize
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return bySite
+}
+
+// sameSales fails unless the central holds exactly the kiosk's history:
+// every sale once, none more, with the same prize.
+func sameSales(t *testing.T, id string, history []saleJSON, central map[string]int64) {
+	t.Helper()
+	if len(history) != len(central) {
+		t.Fatalf("kiosk %s sold %d units, the central holds %d of it", id, len(history), len(central))
+	}
+	for _, s := range history {
+		prize, ok := central[s.Ticket]
+		if !ok || prize != s.PrizeCents {
+			t.Fatalf("kiosk %s: ticket %s (prize %d) at the central: %v, prize %d", id, s.Ticket, s.PrizeCents, ok, prize)
+		}
+	}
+}
+
+// ownerConn connects to the central db as its owner, for the end of a
+// test that checks what the central holds.
+func ownerConn(t *testing.T, db string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
