@@ -123,7 +123,9 @@ func TestSoundInTheRealWindow(t *testing.T) {
 		if land < 0 {
 			t.Fatalf("no landing heard within 5 s of the pick (%s)", rec.describe(from, from+5))
 		}
-		if heard := land - from; heard < fall-0.3 || heard > fall+0.8 {
+		// The fall starts once the engine has recorded the pick durably
+		// (0.1 to 0.4 s here, more on a loaded disk): a generous margin.
+		if heard := land - from; heard < fall-0.3 || heard > fall+1.5 {
 			t.Errorf("landing heard %.2f s after the pick, want at the end of the fall (%.2f s)", heard, fall)
 		}
 		// The window shows the BONUS step in the frame the puck lands: its
@@ -148,8 +150,15 @@ func TestSoundInTheRealWindow(t *testing.T) {
 		if long < 0.3 { // 0.75 s synthesized, a rising sweep into a chord; above the threshold for 0.45 s of it
 			t.Errorf("the GO sound lasts %.2f s from %.2f s, want the reveal's sweep and chord (0.3 s or more)", long, reveal)
 		}
-		t.Logf("picked at %.2f s, landed at %.2f s, BONUS notes at %.2f s for %.2f s; GO pressed at %.2f s, heard at %.2f s for %.2f s",
-			from, land, bonus, notes, goAt, reveal, long)
+		// Of the game's sounds only GO's swells (its sweep rises in pitch and
+		// loudness into a chord); every other starts at its loudest. So a
+		// sound after GO that does not swell is not GO's.
+		early, later := rec.stat(reveal, reveal+0.05, "RMS amplitude"), rec.stat(reveal+0.15, reveal+0.2, "RMS amplitude")
+		if later < 2*early { // synthesized: 4 times
+			t.Errorf("the sound after GO does not swell (RMS %.3f in its first 50 ms, %.3f 150 ms on), want the reveal's sweep", early, later)
+		}
+		t.Logf("picked at %.2f s, landed at %.2f s, BONUS notes at %.2f s for %.2f s; GO pressed at %.2f s, heard at %.2f s for %.2f s, swelling from RMS %.3f to %.3f",
+			from, land, bonus, notes, goAt, reveal, long, early, later)
 
 		// The engine, not the window, says GO happened.
 		ctx := context.Background()
