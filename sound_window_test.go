@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,7 +27,9 @@ import (
 // a sound card's pace (sound/alsafile). A winning unit is played with the
 // keyboard, and sox measures the recording where each sound belongs: the
 // peg ticks during each fall, the landing thuds, the result fanfare after
-// the last landing. Then the same with [sound] mute = true: silence.
+// the last landing. A unit whose first puck lands in a BONUS box is played
+// up to its GO: the BONUS step's notes with the landing, GO's sound after
+// GO and not before. Then the same with [sound] mute = true: silence.
 //
 // The window resumes a unit sold beforehand through the engine (the window
 // offers it at start): units are drawn at random, so playing one in the
@@ -40,7 +41,7 @@ func TestSoundInTheRealWindow(t *testing.T) {
 		}
 	}
 	if testing.Short() {
-		t.Skip("-short: the real window takes about 40 s")
+		t.Skip("-short: the real window takes about a minute")
 	}
 	bin := windowBinary(t)
 
@@ -48,31 +49,49 @@ func TestSoundInTheRealWindow(t *testing.T) {
 		data := t.TempDir()
 		sale := winningUnfinishedUnit(t, data)
 		t.Logf("resuming %s: prize x%d, drops %+v", sale.Ticket, engine.PrizeTable[sale.Unit.Tier].Multiple, sale.Unit.Drops)
+		// A fall to a spot lasts 2.4 to 4.1 s: the engine's path for the
+		// puck a key picks is the one the window plays.
+		var falls [2]float64
+		for d := range falls {
+			path, err := sale.Fall(d, d) // the key d+1 picks the puck above slot d
+			if err != nil {
+				t.Fatal(err)
+			}
+			falls[d] = path.Duration()
+		}
 		w := openWindow(t, bin, data, "")
 		w.resume()
 		picks := make([]int, 2)
 		for d := range 2 {
 			picks[d] = w.mark()
-			w.key(strconv.Itoa(d+1), 5500*time.Millisecond) // a fall lasts 2.7 to 3.2 s, then 1.2 s of pause
+			w.key(strconv.Itoa(d+1), time.Duration((falls[d]+2.5)*float64(time.Second))) // the fall, then 1.2 s of pause
 		}
 		w.wait(3 * time.Second) // the result
 		rec := w.close()
 
 		lands := make([]float64, 2)
 		for d, at := range picks {
-			from := w.seconds(at)
-			lands[d] = rec.first(from+0.5, from+5, rec.thud)
+			fall, from := falls[d], w.seconds(at)
+			lands[d] = rec.first(from+0.5, from+fall+2, rec.thud)
 			if lands[d] < 0 {
-				t.Fatalf("drop %d: no landing heard within 5 s of the pick (%s)", d+1, rec.describe(from, from+5))
+				t.Fatalf("drop %d: no landing heard within %.1f s of the pick (%s)", d+1, fall+2, rec.describe(from, from+fall+2))
 			}
 			ticks := rec.bursts(from+0.1, lands[d]-0.05)
-			t.Logf("drop %d: picked at %.2f s, %d peg ticks, landed at %.2f s", d+1, from, ticks, lands[d])
+			t.Logf("drop %d: picked at %.2f s, %d peg ticks, landed at %.2f s (a fall of %.2f s)", d+1, from, ticks, lands[d], fall)
 			if ticks < 8 {
 				t.Errorf("drop %d: %d peg ticks heard during a fall of %.1f s, want one per peg hit (a fall hits 12 to 18): %s",
 					d+1, ticks, lands[d]-from, rec.describe(from, lands[d]))
 			}
-			if fall := lands[d] - from; fall < 2.4 || fall > 4 {
-				t.Errorf("drop %d: landing heard %.2f s after the pick, want at the end of the fall (2.7 to 3.2 s)", d+1, fall)
+			// The fall starts once the engine has recorded the pick durably
+			// (0.1 to 0.4 s here, more on a loaded disk): a generous margin.
+			if heard := lands[d] - from; heard < fall-0.3 || heard > fall+1.5 {
+				t.Errorf("drop %d: landing heard %.2f s after the pick, want at the end of the fall (%.2f s)", d+1, heard, fall)
+			}
+			// The other side of the "bonus" subtest's check: a spot's
+			// landing is a thud alone, so BONUS notes heard there are the
+			// BONUS step's, not the landing's.
+			if at := rec.first(lands[d]-0.1, lands[d]+0.3, rec.arpeggio); at >= 0 {
+				t.Errorf("drop %d landed on a spot, yet BONUS notes are heard at %.2f s: %s", d+1, at, rec.describe(lands[d], lands[d]+1))
 			}
 		}
 		// The result comes 1.2 s after the last landing and lasts about a
@@ -83,6 +102,90 @@ func TestSoundInTheRealWindow(t *testing.T) {
 		}
 		if long := rec.sounding(start, start+1.2); long < 0.7 { // 0.8 s synthesized for the smallest prize; the recording's edges blur it
 			t.Errorf("the win sound lasts %.2f s from %.2f s, want a fanfare of about a second or more", long, start)
+		}
+	})
+
+	// The BONUS step announces itself as the puck lands in its box, and GO
+	// reveals the sum with a sound of its own, heard only once GO is pressed:
+	// the unit's first puck lands in a box, and GO is pressed 2 s after the
+	// step's notes have died away.
+	t.Run("bonus", func(t *testing.T) {
+		data := t.TempDir()
+		sale := unfinishedUnit(t, data, "unit whose first puck lands in a BONUS box", func(s engine.Sale) bool {
+			return s.Unit.Drops[0].Dest.Bonus
+		})
+		// A box is halfway down: its fall is shorter than a spot's (1.2 to
+		// 2.3 s).
+		path, err := sale.Fall(0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fall := path.Duration()
+		t.Logf("resuming %s: prize x%d, drops %+v, a fall of %.2f s", sale.Ticket, engine.PrizeTable[sale.Unit.Tier].Multiple, sale.Unit.Drops, fall)
+		w := openWindow(t, bin, data, "")
+		w.resume()
+		pick := w.mark()
+		w.key("1", time.Duration((fall+2.5)*float64(time.Second))) // the fall, the BONUS step's notes (0.7 s), then silence
+		press := w.mark()
+		w.key("space", 2500*time.Millisecond) // GO: recorded, then its sound (0.75 s) and the sum growing (0.6 s)
+		rec := w.close()
+
+		from, goAt := w.seconds(pick), w.seconds(press)
+		land := rec.first(from+0.3, from+fall+2, rec.thud)
+		if land < 0 {
+			t.Fatalf("no landing heard within %.1f s of the pick (%s)", fall+2, rec.describe(from, from+fall+2))
+		}
+		if heard := land - from; heard < fall-0.3 || heard > fall+1.5 { // as in "plays"
+			t.Errorf("landing heard %.2f s after the pick, want at the end of the fall (%.2f s)", heard, fall)
+		}
+		// The window shows the BONUS step in the frame the puck lands: its
+		// notes start with the thud.
+		bonus := rec.first(land-0.1, land+0.3, rec.arpeggio)
+		if bonus < 0 {
+			t.Fatalf("the puck landed in a BONUS box at %.2f s, and no BONUS notes within 0.3 s: %s", land, rec.describe(land, land+1.5))
+		}
+		notes := rec.held(bonus, bonus+1.5, rec.arpeggio)
+		if notes < 0.2 { // 0.66 s synthesized, above the threshold for 0.34 s of it
+			t.Errorf("the BONUS notes last %.2f s from %.2f s, want the step's arpeggio (0.3 s or more)", notes, bonus)
+		}
+		// Silence until GO: what is heard after it is GO's.
+		if early := rec.first(bonus+0.9, goAt, rec.loud); early >= 0 {
+			t.Errorf("a sound at %.2f s, before GO was pressed at %.2f s: %s", early, goAt, rec.describe(bonus, goAt))
+		}
+		reveal := rec.first(goAt, goAt+2, rec.loud)
+		if reveal < 0 {
+			t.Fatalf("GO pressed at %.2f s, and no sound within 2 s: %s", goAt, rec.describe(goAt, goAt+2))
+		}
+		long := rec.sounding(reveal, reveal+1.5)
+		if long < 0.3 { // 0.75 s synthesized, a rising sweep into a chord; above the threshold for 0.45 s of it
+			t.Errorf("the GO sound lasts %.2f s from %.2f s, want the reveal's sweep and chord (0.3 s or more)", long, reveal)
+		}
+		// Of the game's sounds only GO's swells (its sweep rises in pitch and
+		// loudness into a chord); every other starts at its loudest. So a
+		// sound after GO that does not swell is not GO's.
+		early, later := rec.stat(reveal, reveal+0.05, "RMS amplitude"), rec.stat(reveal+0.15, reveal+0.2, "RMS amplitude")
+		if later < 2*early { // synthesized: 4 times
+			t.Errorf("the sound after GO does not swell (RMS %.3f in its first 50 ms, %.3f 150 ms on), want the reveal's sweep", early, later)
+		}
+		t.Logf("picked at %.2f s, landed at %.2f s, BONUS notes at %.2f s for %.2f s; GO pressed at %.2f s, heard at %.2f s for %.2f s, swelling from RMS %.3f to %.3f",
+			from, land, bonus, notes, goAt, reveal, long, early, later)
+
+		// The engine, not the window, says GO happened.
+		ctx := context.Background()
+		err = withGame(ctx, dataDir(data), DefaultConfig().Engine(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+			s, unfinished, err := svc.Unfinished(ctx, engine.DemoPlayer)
+			switch {
+			case err != nil:
+				return err
+			case !unfinished || s.Ticket != sale.Ticket:
+				return fmt.Errorf("unfinished unit after the window: %v %s, want %s", unfinished, s.Ticket, sale.Ticket)
+			case !s.Reveal.Go[0]:
+				return fmt.Errorf("the engine has no GO for %s: the window played its sound without it", s.Ticket)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
 		}
 	})
 
@@ -129,8 +232,18 @@ func windowBinary(t *testing.T) string {
 // on spots, and leaves that one unrevealed; the others are played out.
 func winningUnfinishedUnit(t *testing.T, data string) engine.Sale {
 	t.Helper()
+	return unfinishedUnit(t, data, "a winning unit on two spots", func(s engine.Sale) bool {
+		return s.Prize() > 0 && !s.Unit.Drops[0].Dest.Bonus && !s.Unit.Drops[1].Dest.Bonus
+	})
+}
+
+// unfinishedUnit sells units in data until one is what want asks for (what
+// says it, for a failure), and leaves that one unrevealed; the others are
+// played out, so that the window offers only that one to resume.
+func unfinishedUnit(t *testing.T, data, what string, want func(engine.Sale) bool) engine.Sale {
+	t.Helper()
 	ctx := context.Background()
-	var won engine.Sale
+	var found engine.Sale
 	err := withGame(ctx, dataDir(data), DefaultConfig().Engine(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		for range 200 {
 			sales, err := svc.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 100, Count: 1, Actor: "test"})
@@ -138,8 +251,8 @@ func winningUnfinishedUnit(t *testing.T, data string) engine.Sale {
 				return err
 			}
 			s := sales[0]
-			if s.Prize() > 0 && !s.Unit.Drops[0].Dest.Bonus && !s.Unit.Drops[1].Dest.Bonus {
-				won = s
+			if want(s) {
+				found = s
 				return nil
 			}
 			for step := s.Next(); step.Kind != engine.StepDone; step = s.Next() {
@@ -153,12 +266,12 @@ func winningUnfinishedUnit(t *testing.T, data string) engine.Sale {
 				}
 			}
 		}
-		return errors.New("no winning unit in 200")
+		return fmt.Errorf("no %s in 200", what)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return won
+	return found
 }
 
 // window is the game running under Xvfb on a recording sound card.
@@ -336,6 +449,13 @@ func (r *recording) loud(at float64) bool {
 	return r.stat(at, at+slice, "RMS amplitude") > 0.01
 }
 
+// arpeggio is the BONUS step's notes: its first three (523 to 784 Hz) lie
+// where the landing has nothing (its thud is below 140 Hz, its ring at
+// 1320 Hz) and the ticks next to nothing (900 Hz and up).
+func (r *recording) arpeggio(at float64) bool {
+	return r.stat(at, at+slice, "RMS amplitude", "sinc", "450-850") > 0.03
+}
+
 // first is the start of the first slice from from to to where heard holds,
 // or -1.
 func (r *recording) first(from, to float64, heard func(float64) bool) float64 {
@@ -363,10 +483,14 @@ func (r *recording) bursts(from, to float64) int {
 
 // sounding is how long the sound lasts from from, up to to: until the
 // first silence of 60 ms (a note's attack may dip for a slice).
-func (r *recording) sounding(from, to float64) float64 {
+func (r *recording) sounding(from, to float64) float64 { return r.held(from, to, r.loud) }
+
+// held is how long heard holds from from, up to to, through gaps shorter
+// than 60 ms.
+func (r *recording) held(from, to float64, heard func(float64) bool) float64 {
 	last, quiet := from, 0
 	for at := from; at < to && quiet < 3; at += slice {
-		if r.loud(at) {
+		if heard(at) {
 			last, quiet = at+slice, 0
 		} else {
 			quiet++

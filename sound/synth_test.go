@@ -97,3 +97,44 @@ func TestSoundsAreClean(t *testing.T) {
 		})
 	}
 }
+
+// rms is the loudness of s from from to to seconds (0 past its end).
+func rms(s sound.Sound, from, to float64) float64 {
+	a, b := min(int(from*sound.Rate), len(s)), min(int(to*sound.Rate), len(s))
+	if b <= a {
+		return 0
+	}
+	return math.Sqrt(sound.Energy(s[a:b]) / float64(b-a))
+}
+
+// The real-window test tells GO's sound from the others by its swell: it
+// grows from soft to loud where every other sound starts at its loudest.
+// Measured as that test does, 150 ms on against the first 50 ms, from the
+// sound's start or one 20 ms slice into it (where a recording first hears
+// it).
+func TestOnlyTheRevealSwells(t *testing.T) {
+	sounds := map[string]sound.Sound{
+		"tick slow": sound.Tick(sound.SlowPeg),
+		"tick fast": sound.Tick(sound.FastPeg),
+		"landing":   sound.Landing(),
+		"bonus":     sound.Bonus(),
+		"reveal":    sound.Reveal(),
+		"press":     sound.Press(),
+		"attract":   sound.Attract(),
+		"lost":      sound.Result(0),
+		"smallest":  sound.Result(1),
+		"jackpot":   sound.Result(25000),
+	}
+	for name, s := range sounds {
+		for _, at := range []float64{0, 0.02} {
+			swell := rms(s, at+0.15, at+0.2) / rms(s, at, at+0.05)
+			t.Logf("%s from %.2f s: %.2f", name, at, swell)
+			if name == "reveal" && swell < 3 {
+				t.Errorf("the reveal from %.2f s swells %.2f times, want 3 or more (the window test asks 2)", at, swell)
+			}
+			if name != "reveal" && swell > 1.5 {
+				t.Errorf("%s from %.2f s swells %.2f times, want 1.5 at most (the window test takes 2 for the reveal)", name, at, swell)
+			}
+		}
+	}
+}
