@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: fleet-demo fleet-e2e run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
+.PHONY: fleet-demo fleet-e2e fleet-soak run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -54,6 +54,12 @@ fleet-demo: build
 ## packs (about 3 minutes on two cores; not part of make test)
 fleet-e2e: deps
 	STARFORTUNE_FLEET_E2E=1 $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v . | grep -E '^(ok|FAIL|---|    )'
+
+## fleet-soak: K kiosk processes (K=20) sell a whole block through a
+## central's packs while kiosks are SIGKILLed, their network cut and the
+## PostgreSQL server killed; prints the figures (not part of make test)
+fleet-soak: deps
+	STARFORTUNE_FLEET_SOAK=$${K:-20} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetSoak' -v . | grep -E '^(FLEETSOAK|ok|FAIL|---|    )'
 
 ## soak: the random-kill test at length (100 SIGKILLs), not part of make test
 soak: deps

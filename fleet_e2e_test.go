@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -98,7 +97,7 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 
 // merkleRoot recomputes a block's root from its revealed seed and its units
 // as `history --json` prints them, exactly as the README's "Verifying a
-// block yourself" says, without the engine: HMAC-SHA256 salts, RFC 6962
+// block yourself" says, without the engine: SHA-256(seed || index) salts, RFC 6962
 // leaf and node hashes.
 func merkleRoot(file, seedHex string) (root string, n int, err error) {
 	seed, err := hex.DecodeString(seedHex)
@@ -131,9 +130,8 @@ func merkleRoot(file, seedHex string) (root string, n int, err error) {
 		if _, err := fmt.Sscanf(u.Block, "%d-%d-%d", &e, &s, &num); err != nil {
 			return "", 0, err
 		}
-		mac := hmac.New(sha256.New, seed)
-		mac.Write(binary.BigEndian.AppendUint32(nil, u.Index))
-		leaf := mac.Sum(nil)
+		salt := sha256.Sum256(binary.BigEndian.AppendUint32(append([]byte{}, seed...), u.Index))
+		leaf := salt[:]
 		leaf = binary.BigEndian.AppendUint16(leaf, uint16(e))
 		leaf = binary.BigEndian.AppendUint16(leaf, uint16(s))
 		leaf = binary.BigEndian.AppendUint32(leaf, uint32(num))

@@ -35,6 +35,11 @@
 #                           pushing 10 000 sales each at once)  the same rows into a table shaped like sales)
 #   fleet_sale_p50          central BenchmarkFleetSale p50      the same benchmark's lone-kiosk sale (local-p50-µs),
 #                           (a fleet kiosk's durable sale)      alternating with it on the same disk; median of 3 rounds
+#   fleet_block_s           seconds for 20 kiosk processes to   one lone kiosk's `play --batch 2048` of a whole
+#                           sell a whole 0,50 € block through   block of its own, the same binary (the main
+#                           one PostgreSQL and sync it, no      package's test binary, which doubles as the
+#                           faults (TestFleetSoak, batches of   program), the same disk
+#                           2 048)
 #
 # The central's benchmarks start their own PostgreSQL (internal/pgtest: a
 # Unix socket, fsync off for the central as for its baselines).
@@ -126,6 +131,16 @@ bench central $out/central.test '^(BenchmarkIngest|BenchmarkCopyBaseline)$' 1x
 for _ in 1 2 3; do bench central $out/central.test '^BenchmarkFleetSale$' 500x; done
 [ -n "$uitest" ] && bench ui $out/ui.test '^BenchmarkFrameUpdate$' 1s
 
+echo "bench: 20 kiosk processes sell a whole block through one PostgreSQL (about 2 minutes), then a lone kiosk one block" >&2
+go test -c -tags "ci,${TAGS:-no_emoji}" -o $out/main.test .
+STARFORTUNE_FLEET_SOAK=20 STARFORTUNE_FLEET_FAULTS=0 $out/main.test -test.run '^TestFleetSoak$' -test.timeout 30m 2>&1 | grep '^FLEETBLOCK' >>"$raw" || true
+lone() { STARFORTUNE_AS_MAIN=1 $out/main.test --data "$work/lone" "$@"; }
+lone blocks >/dev/null 2>&1 # draws the blocks: the fleet's are drawn before its clock starts too
+lone wallet credit --amount 500000 >/dev/null
+t0=$(date +%s.%N)
+lone play --stake 0.5 --n 850000 --batch 2048 >/dev/null || true
+echo "FLEETLONE time=$(echo "$(date +%s.%N) $t0" | awk '{ printf "%.1f", $1 - $2 }')s" >>"$raw"
+
 echo "bench: window start and memory under Xvfb" >&2
 "$BIN" --data "$work/game" blocks >/dev/null 2>&1 # draw the blocks first: measure a kiosk's restart, not its first day
 xvfb-run -a -s "$XVFB" "$self" --windows "$BIN" "$work/game" 2>&1 >>"$raw" |
@@ -173,6 +188,7 @@ line pack_claim_p50 "$(metric BenchmarkPackClaim p50-ms)" "$(metric BenchmarkSel
 line central_ingest_per_s "$(metric BenchmarkIngest sales/s)" "$(metric BenchmarkCopyBaseline sales/s)" /s 1 0
 line pss_playing_mb "$(window game play pss_kb)" "$(window hello play pss_kb)" MB 1024 1
 line cpu_while_falling "$(window game fall cpu_fall_pct)" "$(window hello fall cpu_fall_pct)" % 1 1
+line fleet_block_s "$(sed -n 's/^FLEETBLOCK .*time=\([0-9.]*\)s.*/\1/p' "$raw")" "$(sed -n 's/^FLEETLONE time=\([0-9.]*\)s.*/\1/p' "$raw")" s 1 1
 line fleet_sale_p50 "$(metric BenchmarkFleetSale p50-µs)" "$(metric BenchmarkFleetSale local-p50-µs)" ms 1000 3
 
 # The budgets of issue 7, for the reader (stderr).
@@ -196,6 +212,7 @@ $2 == "pack_claim_p50"         { print "budget pack_claim_p50 <= 25 ms (claim + 
 $2 == "central_ingest_per_s"   { print "budget central_ingest_per_s >= 20000/s: " verdict(val >= 20000) }
 $2 == "pss_playing_mb"         { print "budget pss_playing_mb <= 1.3x hello: " verdict(ratio <= 1.3) }
 $2 == "cpu_while_falling"      { print "budget cpu_while_falling <= 30 % of a core: " verdict(val <= 30) " (software GL; the hello window idle: " b[2] ")" }
+$2 == "fleet_block_s"          { print "budget fleet_block_s <= 60 s (20 kiosks, one PostgreSQL; a lone kiosk takes " b[2] "): " verdict(val <= 60) }
 $2 == "fleet_sale_p50"         { print "budget fleet_sale_p50 <= 1.1x a lone kiosk sale: " verdict(ratio <= 1.1) }
 ' $out/results.txt | sed 's/^/bench: /' >&2
 exit $missing
