@@ -142,13 +142,16 @@ func TestFleetSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	histories := make([][]saleJSON, k)
+	for i, kp := range kiosks {
+		histories[i] = kp.settle(t)
+	}
 	held := centralSales(t, db)
 	tally := map[int64]int{}
 	positions := map[string]string{} // block/position → kiosk
 	total := 0
-	for _, kp := range kiosks {
-		history := kp.settle(t)
-		held = centralSales(t, db)
+	for i, kp := range kiosks {
+		history := histories[i]
 		sameSales(t, kp.id, history, held[kp.id])
 		for _, s := range history {
 			key := fmt.Sprintf("%s/%d", s.Block, s.Index)
