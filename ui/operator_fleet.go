@@ -35,7 +35,7 @@ type fleetView struct {
 }
 
 func newFleetView(p *OperatorPanel) *fleetView {
-	v := &fleetView{p: p, read: statusText(), stakes: container.NewGridWithColumns(len(engine.Stakes)), kiosks: container.NewVBox()}
+	v := &fleetView{p: p, read: statusText(), stakes: container.NewVBox(), kiosks: container.NewVBox()}
 	refresh := widget.NewButtonWithIcon(lang.L("Refresh"), theme.ViewRefreshIcon(), v.load)
 	top := container.NewBorder(nil, nil, heading(lang.L("Fleet")), refresh)
 	v.ticket = widget.NewEntry()
@@ -133,7 +133,9 @@ func (v *fleetView) lookUp() {
 }
 
 // stakeProgressCard charts one stake's emission: the bar is the units sold,
-// the mark how far the blocks are cut into packs.
+// the mark how far the blocks are cut into packs. The cards stand one
+// under the other, each across the panel: three side by side would not
+// fit a portrait screen.
 func stakeProgressCard(stake engine.Cents, sp *engine.StakeProgress) fyne.CanvasObject {
 	title := &canvas.Text{Text: lang.L("Stake {{.Amount}}", amount(stake)), Color: colGold, TextSize: 22, TextStyle: fyne.TextStyle{Bold: true}}
 	if sp == nil || sp.Size == 0 {
@@ -171,16 +173,18 @@ func kioskLine(k engine.KioskView, at time.Time) fyne.CanvasObject {
 	if k.Backlog > 0 {
 		backlog, bc = lang.L("{{.N}} movements not yet synced at its last call", map[string]any{"N": group(k.Backlog)}), colGold
 	}
-	held := []string{lang.L("units sold: {{.N}}", map[string]any{"N": group(int(k.Sales))})}
+	lines := container.NewVBox(line1, &canvas.Text{Text: backlog, Color: bc, TextSize: 14})
+	text := func(s string) { lines.Add(&canvas.Text{Text: s, Color: colText, TextSize: 14}) }
+	text(lang.L("units sold: {{.N}}", map[string]any{"N": group(int(k.Sales))}))
+	// A line per stake, not one for all: the panel fits a portrait screen
+	// or half a landscape one.
 	for _, h := range k.Held {
-		held = append(held, lang.L("{{.Stake}}: {{.Left}} units left (packs: {{.Packs}})",
+		text(lang.L("{{.Stake}}: {{.Left}} units left (packs: {{.Packs}})",
 			map[string]any{"Stake": money(h.Stake), "Packs": h.Packs, "Left": group(int(h.Left))}))
 	}
 	if len(k.Held) == 0 {
-		held = append(held, lang.L("no pack held"))
+		text(lang.L("no pack held"))
 	}
-	line2 := &canvas.Text{Text: backlog, Color: bc, TextSize: 14}
-	line3 := &canvas.Text{Text: strings.Join(held, " · "), Color: colText, TextSize: 14}
 	bg := &canvas.Rectangle{FillColor: colPanel, CornerRadius: 8}
-	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(4, 4, 8, 8), container.NewVBox(line1, line2, line3)))
+	return container.NewStack(bg, container.New(layout.NewCustomPaddedLayout(4, 4, 8, 8), lines))
 }
