@@ -42,8 +42,6 @@ func TestFleetSoak(t *testing.T) {
 	if k <= 0 {
 		t.Skip("K kiosks selling a whole block under faults take minutes: make fleet-soak runs it (STARFORTUNE_FLEET_SOAK=K)")
 	}
-	// STARFORTUNE_FLEET_FAULTS=0: the same sale without faults, in the
-	// lone kiosk's batches, for make bench (fleet_block_s).
 	faults := os.Getenv("STARFORTUNE_FLEET_FAULTS") != "0"
 	batch := "2048"
 	if faults {
@@ -92,7 +90,9 @@ func TestFleetSoak(t *testing.T) {
 	// and restarted 1 to 3 s later.
 	var kills, cuts, serverKills, peak, fleetPeak int
 	owner := ownerPool(t, db)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t.Logf("faults drawn from seed %d", seed)
 	nextServerKill := time.Now().Add(15 * time.Second)
 	for faults && running.Load() > 0 {
 		time.Sleep(time.Duration(500+rng.IntN(1000)) * time.Millisecond)
