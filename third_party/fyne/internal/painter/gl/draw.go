@@ -388,6 +388,10 @@ func (p *painter) drawTextureWithDetails(o fyne.CanvasObject, creator func(canva
 		}
 	}
 	points, insets := p.rectCoords(size, pos, frame, fill, aspect, pad)
+	if alpha == 1 && cornerRadius == 0 && p.opaqueTextures[texture] == o {
+		p.drawOpaqueTexture(texture, points)
+		return
+	}
 	inner, _ := rectInnerCoords(size, pos, fill, aspect)
 
 	p.ctx.UseProgram(p.program.ref)
@@ -411,6 +415,26 @@ func (p *painter) drawTextureWithDetails(o fyne.CanvasObject, creator func(canva
 	p.logError()
 
 	p.ctx.DrawArrays(triangleStrip, 0, 4)
+	p.logError()
+}
+
+// drawOpaqueTexture draws an opaque raster's texture with blending off and
+// a shader that only samples it: the result is the same as blending it
+// (every texel has alpha 1), but Mesa's software rasterizer, which paints
+// the whole window on the CPU at every frame, then neither reads the
+// pixels under it nor paints the tiles it covers twice. A full-window
+// background drawn this way costs a fraction of a blended one there.
+func (p *painter) drawOpaqueTexture(texture Texture, points []float32) {
+	p.ctx.UseProgram(p.opaqueProgram.ref)
+	p.updateBuffer(p.opaqueProgram.buff, points)
+	p.UpdateVertexArray(p.opaqueProgram, "vert", 3, 5, 0)
+	p.UpdateVertexArray(p.opaqueProgram, "vertTexCoord", 2, 5, 3)
+	p.ctx.Disable(blend)
+	p.ctx.ActiveTexture(texture0)
+	p.ctx.BindTexture(texture2D, texture)
+	p.logError()
+	p.ctx.DrawArrays(triangleStrip, 0, 4)
+	p.ctx.Enable(blend)
 	p.logError()
 }
 

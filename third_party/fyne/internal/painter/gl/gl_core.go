@@ -27,6 +27,7 @@ const (
 	oneMinusConstantAlpha = gl.ONE_MINUS_CONSTANT_ALPHA
 	oneMinusSrcAlpha      = gl.ONE_MINUS_SRC_ALPHA
 	scissorTest           = gl.SCISSOR_TEST
+	blend                 = gl.BLEND
 	srcAlpha              = gl.SRC_ALPHA
 	staticDraw            = gl.STATIC_DRAW
 	texture0              = gl.TEXTURE0
@@ -80,6 +81,15 @@ func (p *painter) Init() {
 	}
 	p.getUniformLocations(p.program, "text", "alpha", "cornerRadius", "size", "inset")
 	p.enableAttribArrays(p.program, "vert", "vertTexCoord")
+
+	p.opaqueProgram = ProgramState{
+		ref:        p.createProgram("opaque"),
+		buff:       p.createBuffer(20),
+		uniforms:   make(map[string]*UniformState),
+		attributes: make(map[string]Attribute),
+	}
+	p.enableAttribArrays(p.opaqueProgram, "vert", "vertTexCoord")
+	p.hasOpaqueProgram = true
 
 	p.lineProgram = ProgramState{
 		ref:        p.createProgram("line"),

@@ -41,10 +41,15 @@ func NewPainter(c fyne.Canvas, ctx driver.WithContext) Painter {
 }
 
 type painter struct {
-	canvas                fyne.Canvas
-	ctx                   context
-	contextProvider       driver.WithContext
-	program               ProgramState
+	canvas          fyne.Canvas
+	ctx             context
+	contextProvider driver.WithContext
+	program         ProgramState
+	// opaqueProgram draws the textures of opaqueTextures without blending
+	// (desktop OpenGL only: hasOpaqueProgram).
+	opaqueProgram         ProgramState
+	hasOpaqueProgram      bool
+	opaqueTextures        map[Texture]fyne.CanvasObject // the raster each was made for
 	lineProgram           ProgramState
 	rectangleProgram      ProgramState
 	roundRectangleProgram ProgramState

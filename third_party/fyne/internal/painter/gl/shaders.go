@@ -26,6 +26,9 @@ var (
 	//go:embed shaders/simple.vert
 	shaderSimpleVert []byte
 
+	//go:embed shaders/opaque.frag
+	shaderOpaqueFrag []byte
+
 	//go:embed shaders/polygon.frag
 	shaderPolygonFrag []byte
 
@@ -39,6 +42,8 @@ func shaderSourceNamed(name string) ([]byte, []byte) {
 		return shaderLineVert, shaderLineFrag
 	case "simple":
 		return shaderSimpleVert, shaderSimpleFrag
+	case "opaque":
+		return shaderSimpleVert, shaderOpaqueFrag
 	case "rectangle":
 		return shaderRectangleVert, shaderRectangleFrag
 	case "round_rectangle":

@@ -157,7 +157,18 @@ func (p *painter) newGlRasterTexture(obj fyne.CanvasObject) Texture {
 	width := p.textureScale(rast.Size().Width)
 	height := p.textureScale(rast.Size().Height)
 
-	return p.imgToTexture(rast.Generator(int(width), int(height)), rast.ScaleMode)
+	img := rast.Generator(int(width), int(height))
+	tex := p.imgToTexture(img, rast.ScaleMode)
+	// A texture name may be reused once deleted: the entry names the raster
+	// it was made for, and is replaced whenever that name is made again.
+	delete(p.opaqueTextures, tex)
+	if o, ok := img.(interface{ Opaque() bool }); ok && p.hasOpaqueProgram && o.Opaque() {
+		if p.opaqueTextures == nil {
+			p.opaqueTextures = make(map[Texture]fyne.CanvasObject)
+		}
+		p.opaqueTextures[tex] = rast
+	}
+	return tex
 }
 
 func (p *painter) newGlTextTexture(obj fyne.CanvasObject) Texture {
