@@ -147,6 +147,10 @@ func (p *painter) drawOblong(obj fyne.CanvasObject, fill, stroke color.Color, st
 	}
 
 	roundedCorners := topRightRadius != 0 || topLeftRadius != 0 || bottomRightRadius != 0 || bottomLeftRadius != 0
+	if !roundedCorners && isOpaque(fill) && (strokeWidth == 0 || stroke == nil || stroke == color.Transparent) {
+		p.fillOpaqueRect(obj, fill, aspect, pos, frame)
+		return
+	}
 	var program ProgramState
 	if roundedCorners {
 		program = p.roundRectangleProgram
@@ -220,6 +224,65 @@ func (p *painter) drawOblong(obj fyne.CanvasObject, fill, stroke color.Color, st
 
 	p.ctx.DrawArrays(triangleStrip, 0, 4)
 	p.logError()
+}
+
+// isOpaque reports whether c is a colour without transparency.
+func isOpaque(c color.Color) bool {
+	if c == nil {
+		return false
+	}
+	_, _, _, a := c.RGBA()
+	return a == 0xffff
+}
+
+// fillOpaqueRect paints an opaque rectangle without corners or stroke as a
+// scissored clear of the pixels the rectangle shader would keep: those
+// whose centre lies within its pixel-rounded bounds. The same pixels get the
+// same colour (blending an opaque colour replaces what is under it), but a
+// software rasterizer (Mesa's llvmpipe) paints a clear, or the quad it
+// clears with, without a per-pixel test and without reading the pixels
+// under it; the rectangle shader discards and blends every pixel.
+func (p *painter) fillOpaqueRect(obj fyne.CanvasObject, fill color.Color, aspect float32, pos fyne.Position, frame fyne.Size) {
+	bounds, _ := p.vecRectCoords(pos, obj, frame, aspect)
+	x1, x2, y1, y2 := p.scaleRectCoords(bounds[0], bounds[2], bounds[1], bounds[3])
+	_, fh := p.scaleFrameSize(frame)
+	// In GL's window coordinates, y up: the shader keeps the pixel centres
+	// x+0.5 in [x1, x2] and y+0.5 in [fh-y2, fh-y1]; the bounds are whole.
+	bx, by := int32(x1), int32(fh-y2)
+	bx2, by2 := int32(x2), int32(fh-y1)
+	if p.clipping {
+		c := p.clip
+		bx, by = max32(bx, c[0]), max32(by, c[1])
+		bx2, by2 = min32(bx2, c[0]+c[2]), min32(by2, c[1]+c[3])
+	}
+	if bx2 <= bx || by2 <= by {
+		return
+	}
+	r, g, b, a := getFragmentColor(fill)
+	p.ctx.Scissor(bx, by, bx2-bx, by2-by)
+	p.ctx.Enable(scissorTest)
+	p.ctx.ClearColor(r, g, b, a)
+	p.ctx.Clear(bitColorBuffer)
+	if p.clipping {
+		p.ctx.Scissor(p.clip[0], p.clip[1], p.clip[2], p.clip[3])
+	} else {
+		p.ctx.Disable(scissorTest)
+	}
+	p.logError()
+}
+
+func max32(a, b int32) int32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func min32(a, b int32) int32 {
+	if a < b {
+		return a
+	}
+	return b
 }
 
 func (p *painter) drawPolygon(polygon *canvas.Polygon, pos fyne.Position, frame fyne.Size) {

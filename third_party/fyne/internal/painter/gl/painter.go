@@ -47,9 +47,12 @@ type painter struct {
 	program         ProgramState
 	// opaqueProgram draws the textures of opaqueTextures without blending
 	// (desktop OpenGL only: hasOpaqueProgram).
-	opaqueProgram         ProgramState
-	hasOpaqueProgram      bool
-	opaqueTextures        map[Texture]fyne.CanvasObject // the raster each was made for
+	opaqueProgram    ProgramState
+	hasOpaqueProgram bool
+	opaqueTextures   map[Texture]fyne.CanvasObject // the raster each was made for
+	// clip is the scissor box of the current clipping (x, y, w, h), if clipping.
+	clip                  [4]int32
+	clipping              bool
 	lineProgram           ProgramState
 	rectangleProgram      ProgramState
 	roundRectangleProgram ProgramState
@@ -147,11 +150,13 @@ func (p *painter) StartClipping(pos fyne.Position, size fyne.Size) {
 	p.ctx.Scissor(int32(x), int32(y), int32(w), int32(h))
 	p.ctx.Enable(scissorTest)
 	p.logError()
+	p.clipping, p.clip = true, [4]int32{int32(x), int32(y), int32(w), int32(h)}
 }
 
 func (p *painter) StopClipping() {
 	p.ctx.Disable(scissorTest)
 	p.logError()
+	p.clipping = false
 }
 
 func (p *painter) compileShader(source string, shaderType uint32) (Shader, error) {
