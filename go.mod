@@ -68,3 +68,5 @@ require (
 )
 
 replace github.com/dgraph-io/badger/v4 => ./third_party/badger
+
+replace fyne.io/fyne/v2 => ./third_party/fyne

@@ -1,0 +1,7 @@
+//go:build !windows
+
+package commands
+
+func postInstall(i *Installer) error {
+	return nil
+}

@@ -1,0 +1,5 @@
+package app
+
+func RootConfigDir() string {
+	return rootConfigDir()
+}

@@ -1,0 +1,7 @@
+//go:build !darwin
+
+package widget
+
+func isScrollerPageOnTap() bool {
+	return false
+}
