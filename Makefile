@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: fleet-demo fleet-e2e fleet-soak run build deps deps-window test check-badger unit smoke soak powercut bench package lint clean
+.PHONY: fleet-demo fleet-e2e fleet-soak run build deps deps-window test check-third-party unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -28,11 +28,12 @@ deps-window:
 
 ## test: lint, the vendored Badger's check, race-checked tests with Fyne's
 ## test driver, then the real window under Xvfb
-test: lint check-badger unit smoke
+test: lint check-third-party unit smoke
 
-## check-badger: third_party/badger is upstream Badger plus badger.patch, nothing else
-check-badger: deps
-	./scripts/check-badger.sh
+## check-third-party: third_party/badger and third_party/fyne are upstream
+## Badger and Fyne plus their .patch, nothing else
+check-third-party: deps
+	./scripts/check-third-party.sh
 
 unit: deps-window
 	$(GO) vet -tags ci,$(TAGS) ./...
