@@ -114,20 +114,21 @@ func TestFleetFailover(t *testing.T) {
 	if err := p.Crash(); err != nil {
 		t.Fatal(err)
 	}
-	before := map[string]int{}
-	for _, k := range kiosks {
-		before[k.id] = k.sold()
+	soldNow := func() map[string]int {
+		n := map[string]int{}
+		for _, k := range kiosks {
+			n[k.id] = k.sold()
+		}
+		return n
 	}
+	before := soldNow()
 	waitFor("kiosks selling with the primary dead", func() bool {
 		return kiosks[0].sold() > before["k1"] && kiosks[1].sold() > before["k2"]
 	})
 	if err := s.Promote(); err != nil {
 		t.Fatal(err)
 	}
-	promoted := map[string]int{}
-	for _, k := range kiosks {
-		promoted[k.id] = k.sold()
-	}
+	promoted := soldNow()
 	waitFor("kiosks syncing with the promoted standby", func() bool {
 		c := counts(s)
 		return c["k1"] > promoted["k1"] && c["k2"] > promoted["k2"]

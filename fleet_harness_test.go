@@ -33,8 +33,7 @@ type kioskProc struct {
 
 func newKioskProc(t *testing.T, db, id string) *kioskProc {
 	t.Helper()
-	k := &kioskProc{id: id, dir: t.TempDir(), url: fleetKiosk(t, db, id), printed: map[string]saleJSON{}}
-	return k
+	return &kioskProc{id: id, dir: t.TempDir(), url: fleetKiosk(t, db, id), printed: map[string]saleJSON{}}
 }
 
 // play runs `play ARGS --json` of the kiosk as a child process (connected
@@ -94,7 +93,8 @@ func (k *kioskProc) sold() int {
 // history, and returns that history.
 func (k *kioskProc) settle(t *testing.T) []saleJSON {
 	t.Helper()
-	if out := mustKiosk(t, k.dir, k.url, k.id, "sync", "--json"); !bytes.Contains([]byte(out), []byte(`"backlog":0,`)) {
+	var st syncJSON
+	if out := mustKiosk(t, k.dir, k.url, k.id, "sync", "--json"); json.Unmarshal([]byte(out), &st) != nil || st.Backlog != 0 {
 		t.Fatalf("kiosk %s: sync left a backlog: %s", k.id, out)
 	}
 	if out, errOut, code := kioskCLI(t, k.dir, k.url, k.id, "audit"); code != 0 {
