@@ -39,6 +39,7 @@ unit: deps-window
 	$(GO) vet -tags ci,$(TAGS) ./...
 	$(GO) test -race -tags ci,$(TAGS) -timeout 20m -skip 'TestPowerCuts$$' ./...
 	$(GO) test -tags ci,$(TAGS) -timeout 10m -run 'TestWholeBlock|TestPowerCuts$$|TestFleetFailover' .   # too slow under -race: see wholeblock_test.go, powercut_test.go, fleet_harness_test.go
+	cd third_party/fyne && $(GO) test -count 1 -run 'Damage|Painted|Merge' ./internal/driver/glfw   # our patch's repaint of what changed; not under -race, which would rebuild go-gl's C
 
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
 smoke: build deps-window

@@ -4,6 +4,10 @@
 # pucks, Space = GO), the screen is captured, the window is stopped with
 # SIGTERM, and the command line must then find the unit, fully revealed, in
 # the history, with a clean audit.
+#
+# The window repaints only what changed from one frame to the next (see
+# third_party/README.md): after the unit, the screen must equal the same
+# state painted whole, which a resize forces.
 set -eu
 BIN=$(realpath "${1:-bin/starfortune}")
 if [ -z "${SMOKE_UNDER_XVFB:-}" ]; then
@@ -33,6 +37,14 @@ key space 3       # GO, if it landed in a BONUS box (ignored otherwise)
 key 2 5           # second puck
 key space 3
 import -window root "$tmp/shot.png" && cp "$tmp/shot.png" "$shot" || fail "screenshot"
+size=$(xdotool getwindowgeometry "$wid" | sed -n 's/.*Geometry: \([0-9]*\)x\([0-9]*\).*/\1 \2/p')
+xdotool windowsize "$wid" $(echo "$size" | awk '{ print $1 + 1, $2 }')
+sleep 1
+xdotool windowsize "$wid" $size
+sleep 1.5
+import -window root "$tmp/whole.png" || fail "screenshot"
+differ=$(compare -metric AE "$tmp/shot.png" "$tmp/whole.png" "$tmp/diff.png" 2>&1 || true)
+[ "$differ" = 0 ] || { cp "$tmp/whole.png" bin/smoke-whole.png; cp "$tmp/diff.png" bin/smoke-diff.png; fail "the frames painted in part differ from the same state painted whole in $differ pixels (bin/smoke.png, bin/smoke-whole.png, bin/smoke-diff.png)"; }
 kill -TERM "$pid"
 for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
 kill -0 "$pid" 2>/dev/null && fail "the window did not stop on SIGTERM"

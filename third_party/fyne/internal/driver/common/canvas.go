@@ -48,6 +48,10 @@ type Canvas struct {
 	// arbitrary number of fyne.CanvasObject for the rendering.
 	refreshQueue deduplicatedObjectQueue
 	dirty        bool
+	// refreshed collects the objects that left the refresh queue since
+	// TakeRefreshed last ran, once it ran: a painter that repaints only what
+	// changed repaints them.
+	refreshed, spareRefreshed map[fyne.CanvasObject]struct{}
 
 	mWindowHeadTree, contentTree, menuTree *renderCacheTree
 }
@@ -230,10 +234,29 @@ func (c *Canvas) FreeDirtyTextures() uint64 {
 	objectsToFree := c.refreshQueue.Len()
 	for object := c.refreshQueue.Out(); object != nil; object = c.refreshQueue.Out() {
 		c.freeObject(object)
+		if c.refreshed != nil {
+			c.refreshed[object] = struct{}{}
+		}
 	}
 
 	cache.RangeExpiredTexturesFor(c.impl, c.painter.Free)
 	return objectsToFree
+}
+
+// TakeRefreshed returns the objects refreshed since its last call (once
+// FreeDirtyTextures took them from the refresh queue; nil at the first
+// call) and starts a new collection. The set returned is the caller's until
+// its next call.
+func (c *Canvas) TakeRefreshed() map[fyne.CanvasObject]struct{} {
+	taken, spare := c.refreshed, c.spareRefreshed
+	if spare == nil {
+		spare = make(map[fyne.CanvasObject]struct{})
+	}
+	for obj := range spare {
+		delete(spare, obj)
+	}
+	c.refreshed, c.spareRefreshed = spare, taken
+	return taken
 }
 
 // Initialize initializes the canvas.

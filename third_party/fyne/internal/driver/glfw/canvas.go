@@ -37,6 +37,9 @@ type glCanvas struct {
 
 	context         driver.WithContext
 	webExtraWindows *container.MultipleWindows
+	// damage finds what changed from one frame to the next, so that a frame
+	// repaints only that.
+	damage damage
 }
 
 func (c *glCanvas) Capture() image.Image {
@@ -242,11 +245,33 @@ func (c *glCanvas) overlayChanged() {
 	c.SetDirty()
 }
 
-func (c *glCanvas) paint(size fyne.Size) {
-	clips := &internal.ClipStack{}
+// paint paints the canvas into a back buffer of that age (see damage): what
+// changed since the frame it holds, or all of it. It returns the parts it
+// painted, in the frame's pixels, or all=true.
+func (c *glCanvas) paint(size fyne.Size, age int) (parts []pixels, all bool) {
 	if c.Content() == nil {
-		return
+		return nil, true
 	}
+	areas, all := c.damage.frame(c, c.TakeRefreshed(), size, c.scale, age)
+	if all {
+		c.paintArea(size, nil)
+		return nil, true
+	}
+	p := c.Painter()
+	for i := range areas {
+		px := c.pixels(areas[i], size)
+		p.SetDamage(px.x, px.y, px.w, px.h)
+		c.paintArea(size, &areas[i])
+		parts = append(parts, px)
+	}
+	p.ClearDamage()
+	return parts, false
+}
+
+// paintArea paints the objects of the canvas that reach part, or all of
+// them if part is nil, over the background.
+func (c *glCanvas) paintArea(size fyne.Size, part *area) {
+	clips := &internal.ClipStack{}
 	c.Painter().Clear()
 
 	paint := func(node *common.RenderCacheNode, pos fyne.Position) {
@@ -256,6 +281,9 @@ func (c *glCanvas) paint(size fyne.Size) {
 			c.Painter().StartClipping(inner.Rect())
 		}
 		if size.Width <= 0 || size.Height <= 0 { // iconifying on Windows can do bad things
+			return
+		}
+		if part != nil && !c.damage.reaches(obj, *part) {
 			return
 		}
 		c.Painter().Paint(obj, pos, size)

@@ -210,13 +210,15 @@ func (d *gLDriver) repaintWindow(w *window) bool {
 	freed = canvas.FreeDirtyTextures() > 0
 
 	updateGLContext(w)
-	canvas.paint(canvas.Size())
+	parts, all := canvas.paint(canvas.Size(), w.backBufferAge())
 
 	view := w.viewport
 	visible := w.visible
 
 	if view != nil && visible {
-		view.SwapBuffers()
+		w.present(parts, all)
+	} else {
+		canvas.damage.reset() // the buffers' ages count the frames shown
 	}
 
 	// mark that we have walked the window and don't

@@ -316,6 +316,7 @@ func (w *window) processFrameSized(width, height int) {
 }
 
 func (w *window) processRefresh() {
+	w.expose()
 	refreshWindow(w)
 }
 

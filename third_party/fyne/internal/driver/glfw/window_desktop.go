@@ -67,11 +67,13 @@ func initCursors() {
 var _ fyne.Window = (*window)(nil)
 
 type window struct {
-	viewport  *glfw.Window
-	created   bool
-	decorate  bool
-	closing   bool
-	fixedSize bool
+	viewport *glfw.Window
+	// presentation is how frames are shown: whole or in part.
+	presentation presentation
+	created      bool
+	decorate     bool
+	closing      bool
+	fixedSize    bool
 
 	cursor       desktop.Cursor
 	customCursor *glfw.Cursor

@@ -43,11 +43,13 @@ const (
 var _ fyne.Window = (*window)(nil)
 
 type window struct {
-	viewport  *glfw.Window
-	created   bool
-	decorate  bool
-	closing   bool
-	fixedSize bool
+	viewport *glfw.Window
+	// presentation is how frames are shown: whole or in part.
+	presentation presentation
+	created      bool
+	decorate     bool
+	closing      bool
+	fixedSize    bool
 
 	cursor   desktop.Cursor
 	canvas   *glCanvas

@@ -250,8 +250,7 @@ func (p *painter) fillOpaqueRect(obj fyne.CanvasObject, fill color.Color, aspect
 	// x+0.5 in [x1, x2] and y+0.5 in [fh-y2, fh-y1]; the bounds are whole.
 	bx, by := int32(x1), int32(fh-y2)
 	bx2, by2 := int32(x2), int32(fh-y1)
-	if p.clipping {
-		c := p.clip
+	if c, on := p.scissor(); on {
 		bx, by = max32(bx, c[0]), max32(by, c[1])
 		bx2, by2 = min32(bx2, c[0]+c[2]), min32(by2, c[1]+c[3])
 	}
@@ -263,12 +262,7 @@ func (p *painter) fillOpaqueRect(obj fyne.CanvasObject, fill color.Color, aspect
 	p.ctx.Enable(scissorTest)
 	p.ctx.ClearColor(r, g, b, a)
 	p.ctx.Clear(bitColorBuffer)
-	if p.clipping {
-		p.ctx.Scissor(p.clip[0], p.clip[1], p.clip[2], p.clip[3])
-	} else {
-		p.ctx.Disable(scissorTest)
-	}
-	p.logError()
+	p.applyScissor()
 }
 
 func max32(a, b int32) int32 {

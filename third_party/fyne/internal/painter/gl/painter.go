@@ -30,6 +30,13 @@ type Painter interface {
 	StartClipping(fyne.Position, fyne.Size)
 	// StopClipping stops clipping paint actions.
 	StopClipping()
+
+	// SetDamage limits the following paint actions (Clear included) to the
+	// specified pixels (x, y from the bottom-left corner, as GL counts
+	// them): a part of the frame to paint again over what the target holds.
+	SetDamage(x, y, w, h int32)
+	// ClearDamage lets paint actions reach the whole frame again.
+	ClearDamage()
 }
 
 // NewPainter creates a new GL based renderer for the provided canvas.
@@ -50,9 +57,14 @@ type painter struct {
 	opaqueProgram    ProgramState
 	hasOpaqueProgram bool
 	opaqueTextures   map[Texture]fyne.CanvasObject // the raster each was made for
-	// clip is the scissor box of the current clipping (x, y, w, h), if clipping.
+	// clip is the scissor box of the current clipping (x, y, w, h), if
+	// clipping; damage that of the damaged area being repainted, if
+	// damaging. Paint actions are limited to both.
 	clip                  [4]int32
 	clipping              bool
+	damage                [4]int32
+	damaging              bool
+	outWidth, outHeight   int // of the frame, in pixels
 	lineProgram           ProgramState
 	rectangleProgram      ProgramState
 	roundRectangleProgram ProgramState
@@ -138,6 +150,7 @@ func (p *painter) SetFrameBufferScale(scale float32) {
 }
 
 func (p *painter) SetOutputSize(width, height int) {
+	p.outWidth, p.outHeight = width, height
 	p.ctx.Viewport(0, 0, width, height)
 	p.logError()
 }
@@ -147,16 +160,55 @@ func (p *painter) StartClipping(pos fyne.Position, size fyne.Size) {
 	y := p.textureScale(p.canvas.Size().Height - pos.Y - size.Height)
 	w := p.textureScale(size.Width)
 	h := p.textureScale(size.Height)
-	p.ctx.Scissor(int32(x), int32(y), int32(w), int32(h))
-	p.ctx.Enable(scissorTest)
-	p.logError()
 	p.clipping, p.clip = true, [4]int32{int32(x), int32(y), int32(w), int32(h)}
+	p.applyScissor()
 }
 
 func (p *painter) StopClipping() {
-	p.ctx.Disable(scissorTest)
-	p.logError()
 	p.clipping = false
+	p.applyScissor()
+}
+
+func (p *painter) SetDamage(x, y, w, h int32) {
+	x0, y0 := max32(x, 0), max32(y, 0)
+	x1, y1 := min32(x+w, int32(p.outWidth)), min32(y+h, int32(p.outHeight))
+	p.damaging, p.damage = true, [4]int32{x0, y0, max32(x1-x0, 0), max32(y1-y0, 0)}
+	p.applyScissor()
+}
+
+func (p *painter) ClearDamage() {
+	p.damaging = false
+	p.applyScissor()
+}
+
+// scissor is the box paint actions are limited to (x, y, w, h), if any:
+// the clipping's, the damage's, or where they meet.
+func (p *painter) scissor() ([4]int32, bool) {
+	switch {
+	case p.clipping && p.damaging:
+		c, d := p.clip, p.damage
+		x0, y0 := max32(c[0], d[0]), max32(c[1], d[1])
+		x1, y1 := min32(c[0]+c[2], d[0]+d[2]), min32(c[1]+c[3], d[1]+d[3])
+		return [4]int32{x0, y0, max32(x1-x0, 0), max32(y1-y0, 0)}, true
+	case p.clipping:
+		return p.clip, true
+	case p.damaging:
+		return p.damage, true
+	}
+	return [4]int32{}, false
+}
+
+// applyScissor sets GL's scissor test to p.scissor.
+func (p *painter) applyScissor() {
+	box, on := p.scissor()
+	if !on {
+		p.ctx.Disable(scissorTest)
+		p.logError()
+		return
+	}
+	p.ctx.Scissor(box[0], box[1], box[2], box[3])
+	p.ctx.Enable(scissorTest)
+	p.logError()
 }
 
 func (p *painter) compileShader(source string, shaderType uint32) (Shader, error) {
