@@ -78,7 +78,7 @@ powercut: deps
 	status=$$?; grep -E '^POWERCUT|^(ok|FAIL|--- )|_test.go:[0-9]+: [^rc]' bin/powercut.log; exit $$status
 
 ## bench: one line per budget, each against a baseline measured in the same
-## run (about 2 minutes; not part of `make test`)
+## run (about 7 minutes; not part of `make test`)
 bench: build deps-window
 	TAGS=$(TAGS) ./scripts/bench.sh $(BIN)
 

@@ -214,8 +214,8 @@ func (b *Board) stopFall() {
 func (b *Board) Falling() bool { return b.anim != nil }
 
 // pulseSteps is how many levels of glow a pulse goes through. Each change
-// repaints the whole window (12 ms with software GL here): a slow glow needs
-// no 60 of them a second, and 20 levels of a pulse of 1.6 s look as smooth.
+// repaints the glowing parts of the window: a slow glow needs no 60 of them
+// a second, and 20 levels of a pulse of 1.6 s look as smooth.
 const pulseSteps = 20
 
 // Pulse sets the glow of the BONUS boxes and of the pucks on offer (0 to 1),
