@@ -39,7 +39,8 @@
 #                           sell a whole 0,50 € block through   block of its own, the same binary (the main
 #                           one PostgreSQL and sync it, no      package's test binary, which doubles as the
 #                           faults (TestFleetSoak, batches of   program), the same disk
-#                           2 048)
+#                           2 048, each kiosk on the server's
+#                           socket, without the soak's proxy)
 #
 # The central's benchmarks start their own PostgreSQL (internal/pgtest: a
 # Unix socket, fsync off for the central as for its baselines).
