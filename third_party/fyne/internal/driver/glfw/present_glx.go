@@ -134,7 +134,7 @@ func (w *window) present(parts []pixels, all bool) {
 	if !p.copying || resized {
 		w.view().SwapBuffers()
 		p.swaps++
-		p.swapped = true
+		p.swapped = p.copying
 		return
 	}
 	display, drawable := w.drawable()
