@@ -34,27 +34,13 @@ func (a area) overlaps(b area) bool {
 type pixels struct{ x, y, w, h int32 }
 
 // pixels is the rectangle of pixels a touches (rounded outwards) in a frame
-// of the canvas at size, within the frame.
+// of the canvas at size; it may reach beyond the frame.
 func (c *glCanvas) pixels(a area, size fyne.Size) pixels {
 	s := float64(c.Scale() * c.texScale)
-	frameWidth := int32(float32(scale.ToScreenCoordinate(c, size.Width)) * c.texScale)
 	frameHeight := int32(float32(scale.ToScreenCoordinate(c, size.Height)) * c.texScale)
-	x0 := clamp(int32(math.Floor(float64(a.x0)*s)), frameWidth)
-	x1 := clamp(int32(math.Ceil(float64(a.x1)*s)), frameWidth)
-	top := clamp(int32(math.Floor(float64(a.y0)*s)), frameHeight)
-	bottom := clamp(int32(math.Ceil(float64(a.y1)*s)), frameHeight)
+	x0, x1 := int32(math.Floor(float64(a.x0)*s)), int32(math.Ceil(float64(a.x1)*s))
+	top, bottom := int32(math.Floor(float64(a.y0)*s)), int32(math.Ceil(float64(a.y1)*s))
 	return pixels{x0, frameHeight - bottom, x1 - x0, bottom - top}
-}
-
-// clamp is v within 0 and limit.
-func clamp(v, limit int32) int32 {
-	if v < 0 {
-		return 0
-	}
-	if v > limit {
-		return limit
-	}
-	return v
 }
 
 // damage finds, frame after frame, the parts of a canvas that changed: where

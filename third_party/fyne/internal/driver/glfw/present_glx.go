@@ -87,9 +87,9 @@ func (w *window) backBufferAge() int {
 	if w.view() == nil {
 		return 0
 	}
-	display, drawable := w.drawable()
 	if !glx.checked {
 		glx.checked = true
+		display := unsafe.Pointer(glfw.GetX11Display())
 		glx.fullRepainting, _ = strconv.ParseBool(os.Getenv("FYNE_FULL_REPAINT"))
 		name := C.CString("GLX_EXT_buffer_age")
 		glx.bufferAge = C.fyneHasGLXExtension(display, name) != 0
@@ -112,6 +112,7 @@ func (w *window) backBufferAge() int {
 	}
 	age := 0
 	if glx.bufferAge {
+		display, drawable := w.drawable()
 		age = int(C.fyneBufferAge(display, drawable))
 	}
 	if age == 0 && p.swaps > 0 && glx.copySubBuffer != nil {
@@ -155,4 +156,15 @@ func (w *window) present(parts []pixels, all bool) {
 // next frame shows all of them again.
 func (w *window) expose() {
 	w.presentation.exposed = true
+}
+
+// clamp is v within 0 and limit.
+func clamp(v, limit int32) int32 {
+	if v < 0 {
+		return 0
+	}
+	if v > limit {
+		return limit
+	}
+	return v
 }

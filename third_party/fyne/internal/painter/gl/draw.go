@@ -248,17 +248,15 @@ func (p *painter) fillOpaqueRect(obj fyne.CanvasObject, fill color.Color, aspect
 	_, fh := p.scaleFrameSize(frame)
 	// In GL's window coordinates, y up: the shader keeps the pixel centres
 	// x+0.5 in [x1, x2] and y+0.5 in [fh-y2, fh-y1]; the bounds are whole.
-	bx, by := int32(x1), int32(fh-y2)
-	bx2, by2 := int32(x2), int32(fh-y1)
+	box := [4]int32{int32(x1), int32(fh - y2), int32(x2 - x1), int32(y2 - y1)}
 	if c, on := p.scissor(); on {
-		bx, by = max32(bx, c[0]), max32(by, c[1])
-		bx2, by2 = min32(bx2, c[0]+c[2]), min32(by2, c[1]+c[3])
+		box = intersect(box, c)
 	}
-	if bx2 <= bx || by2 <= by {
+	if box[2] <= 0 || box[3] <= 0 {
 		return
 	}
 	r, g, b, a := getFragmentColor(fill)
-	p.ctx.Scissor(bx, by, bx2-bx, by2-by)
+	p.ctx.Scissor(box[0], box[1], box[2], box[3])
 	p.ctx.Enable(scissorTest)
 	p.ctx.ClearColor(r, g, b, a)
 	p.ctx.Clear(bitColorBuffer)

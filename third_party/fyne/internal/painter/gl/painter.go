@@ -170,9 +170,8 @@ func (p *painter) StopClipping() {
 }
 
 func (p *painter) SetDamage(x, y, w, h int32) {
-	x0, y0 := max32(x, 0), max32(y, 0)
-	x1, y1 := min32(x+w, int32(p.outWidth)), min32(y+h, int32(p.outHeight))
-	p.damaging, p.damage = true, [4]int32{x0, y0, max32(x1-x0, 0), max32(y1-y0, 0)}
+	frame := [4]int32{0, 0, int32(p.outWidth), int32(p.outHeight)}
+	p.damaging, p.damage = true, intersect([4]int32{x, y, w, h}, frame)
 	p.applyScissor()
 }
 
@@ -186,16 +185,21 @@ func (p *painter) ClearDamage() {
 func (p *painter) scissor() ([4]int32, bool) {
 	switch {
 	case p.clipping && p.damaging:
-		c, d := p.clip, p.damage
-		x0, y0 := max32(c[0], d[0]), max32(c[1], d[1])
-		x1, y1 := min32(c[0]+c[2], d[0]+d[2]), min32(c[1]+c[3], d[1]+d[3])
-		return [4]int32{x0, y0, max32(x1-x0, 0), max32(y1-y0, 0)}, true
+		return intersect(p.clip, p.damage), true
 	case p.clipping:
 		return p.clip, true
 	case p.damaging:
 		return p.damage, true
 	}
 	return [4]int32{}, false
+}
+
+// intersect is where boxes a and b (x, y, w, h) meet: a box of no width or
+// no height if they do not.
+func intersect(a, b [4]int32) [4]int32 {
+	x0, y0 := max32(a[0], b[0]), max32(a[1], b[1])
+	x1, y1 := min32(a[0]+a[2], b[0]+b[2]), min32(a[1]+a[3], b[1]+b[3])
+	return [4]int32{x0, y0, max32(x1-x0, 0), max32(y1-y0, 0)}
 }
 
 // applyScissor sets GL's scissor test to p.scissor.
