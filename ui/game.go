@@ -34,13 +34,13 @@ var _ Game = (*engine.Service)(nil)
 // Options configure the window.
 type Options struct {
 	Player string // wallet played; engine.DemoPlayer when empty
-	// Kiosk runs full screen, asks before closing and shows the attract
-	// animation when nobody plays.
-	Kiosk bool
-	// Name is the terminal's name in the window's title ("Star Fortune —
-	// k1"): the kiosk of a fleet, so that two windows side by side tell
-	// which is which. Empty: "Star Fortune".
-	Name string
+	// Fullscreen runs full screen, asks before closing and shows the
+	// attract animation when nobody plays.
+	Fullscreen bool
+	// KioskID is the kiosk of a fleet, named in the window's title ("Star
+	// Fortune — k1") so that two windows side by side tell which is
+	// which. Empty: "Star Fortune".
+	KioskID string
 	// FleetRefresh is how often the operator panel's Fleet tab reads the
 	// central again while it is shown: 0 means 5 s, a negative value never
 	// (tests, whose timers must not outlive them).
@@ -70,7 +70,7 @@ func (o Options) withDefaults() Options {
 	if o.Player == "" {
 		o.Player = engine.DemoPlayer
 	}
-	if o.IdleTimeout == 0 && o.Kiosk {
+	if o.IdleTimeout == 0 && o.Fullscreen {
 		o.IdleTimeout = 60 * time.Second
 	}
 	if o.FleetRefresh == 0 {

@@ -81,8 +81,8 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	a.Settings().SetTheme(newStarTheme())
 	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager()}
 	name := "Star Fortune"
-	if o.Name != "" {
-		name += " — " + o.Name
+	if o.KioskID != "" {
+		name += " — " + o.KioskID
 	}
 	k.win = a.NewWindow(name)
 
@@ -124,7 +124,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	k.win.SetContent(k.content)
 	k.win.Resize(fyne.NewSize(1280, 800))
 	k.win.Canvas().SetOnTypedKey(k.typedKey)
-	if o.Kiosk {
+	if o.Fullscreen {
 		k.win.SetFullScreen(true)
 	}
 	return k

@@ -73,7 +73,7 @@ func (o *operatorState) active() bool { return o.pad != nil || o.panel != nil }
 func (k *Kiosk) setupOperator() {
 	k.oper.op, _ = k.game.(Operator)
 	k.win.Canvas().AddShortcut(OperatorShortcut, func(fyne.Shortcut) { k.OpenOperator() })
-	if k.opts.Kiosk {
+	if k.opts.Fullscreen {
 		k.win.SetCloseIntercept(k.askToClose)
 	}
 }
@@ -238,7 +238,7 @@ func (k *Kiosk) backToPanel() {
 // leaveKiosk ends kiosk mode from the panel: windowed, closing freely.
 func (k *Kiosk) leaveKiosk() {
 	k.recordOperator("leave-kiosk", "full screen left")
-	k.opts.Kiosk = false
+	k.opts.Fullscreen = false
 	k.win.SetFullScreen(false)
 	k.win.SetCloseIntercept(func() { k.win.Close() })
 }

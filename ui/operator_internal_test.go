@@ -49,7 +49,7 @@ func TestCornerLongPressAsksForPIN(t *testing.T) {
 
 // In kiosk mode, closing the window asks for the PIN and is logged.
 func TestKioskCloseNeedsPIN(t *testing.T) {
-	k, svc := newTestKiosk(t, Options{Kiosk: true})
+	k, svc := newTestKiosk(t, Options{Fullscreen: true})
 	k.askToClose()
 	k.Wait()
 	pad := k.PINPad()

@@ -1,46 +1,67 @@
-package main
+package cli
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"starfortune/engine"
 	"starfortune/internal/pgtest"
+
+	"github.com/rs/zerolog"
 )
 
-// The test binary doubles as the program: a child started with
-// STARFORTUNE_AS_MAIN=1 runs main's run() on its arguments, so crash tests
-// kill a real process without building another binary.
 func TestMain(m *testing.M) {
-	tuneChild(os.Getenv("STARFORTUNE_TUNING")) // a power-cut test's child
-	if os.Getenv("STARFORTUNE_AS_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-	}
-	if dir := os.Getenv("STARFORTUNE_TORTURE"); dir != "" {
-		seed, _ := strconv.ParseUint(os.Getenv("STARFORTUNE_TORTURE_SEED"), 10, 64)
-		os.Exit(torture(dir, seed))
-	}
 	os.Exit(pgtest.Main(m)) // stops the PostgreSQL cluster the fleet tests started, if any
 }
 
-// cli runs the command line in-process and returns stdout, stderr and status.
+// stdin is the command line's standard input in these tests (set-pin).
+var stdin io.Reader = strings.NewReader("")
+
+// cli runs the command line in-process and returns stdout, stderr and
+// status; its log goes to the data directory as the program's does.
 func cli(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code := run(append([]string{"--data", dir}, args...), &out, &errOut)
 	return out.String(), errOut.String(), code
+}
+
+// run runs the command line args in-process.
+func run(args []string, stdout, stderr io.Writer) int {
+	return Main(args, Program{Stdin: stdin, Stdout: stdout, Stderr: stderr, OpenLog: testLog})
+}
+
+// runCommand runs the command named name on args as Main would, without
+// opening anything, and returns its error.
+func runCommand(name string, args []string, out io.Writer) error {
+	cmd := find(name)
+	c := &call{ctx: context.Background(), stdin: stdin, out: out, stderr: io.Discard, shared: &shared{set: map[string]bool{}}}
+	run, err := parseCommand(cmd, args, c)
+	if err != nil {
+		return err
+	}
+	return run(c)
+}
+
+// testLog writes the log of a data directory as JSON lines to one file.
+func testLog(dir string) (zerolog.Logger, func(), error) {
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o750); err != nil {
+		return zerolog.Nop(), nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "logs", "starfortune.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	if err != nil {
+		return zerolog.Nop(), nil, err
+	}
+	return zerolog.New(f).With().Timestamp().Logger(), func() { f.Close() }, nil
 }
 
 func mustCLI(t *testing.T, dir string, args ...string) string {
@@ -149,7 +170,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"play", "--stake", "1", "--player", "nobody"}, 1, "insufficient funds"},
 		{[]string{"show", "01-050-0001-000000-0"}, 1, "bad ticket"},
 		{[]string{"show", "01-100-0001-000099-" + checkDigit(t, dir, "01-100-0001-000099")}, 1, "unknown ticket"},
-		{[]string{"show"}, 2, "give one ticket"},
+		{[]string{"show"}, 2, "give TICKET"},
 		{[]string{"wallet", "payout", "--player", "demo", "--amount", "1000"}, 1, "insufficient funds"},
 		{[]string{"wallet", "credit", "--amount", "-3"}, 2, "bad amount"},
 		{[]string{"wallet", "credit", "--amount", "1,234"}, 2, "two decimals"},
@@ -181,115 +202,6 @@ func checkDigit(t *testing.T, dir, body string) string {
 	return ""
 }
 
-func child(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], append([]string{"--data", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
-	return cmd
-}
-
-func TestSecondInstanceIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	first := child(dir, "play", "--stake", "0.5", "--n", "1000000", "--json")
-	stdout, _ := first.StdoutPipe()
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { first.Process.Kill(); first.Wait() }()
-	if !bufio.NewScanner(stdout).Scan() {
-		t.Fatal("first instance printed nothing")
-	}
-	out, err := child(dir, "wallet", "show").CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "already running") || !strings.Contains(string(out), dir) {
-		t.Fatalf("second instance: %v %s", err, out)
-	}
-}
-
-// Kill a real process with SIGKILL in the middle of sales, again and again:
-// every unit it printed must be in the history, and the audit stays clean.
-func TestKilledDuringSalesLosesNothing(t *testing.T) {
-	dir := t.TempDir()
-	var printed []string
-	rounds := 8
-	for round := 0; round < rounds; round++ {
-		args := []string{"play", "--stake", "1", "--n", "100000", "--json"}
-		if round%2 == 1 {
-			args = append(args, "--batch", "64")
-		}
-		cmd := child(dir, args...)
-		stdout, _ := cmd.StdoutPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(stdout)
-		deadline := time.After(time.Duration(200+rand.IntN(600)) * time.Millisecond)
-		lines := make(chan string)
-		go func() {
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				var s saleJSON
-				if json.Unmarshal([]byte(l), &s) == nil {
-					printed = append(printed, s.Ticket)
-				}
-			case <-deadline:
-				cmd.Process.Signal(syscall.SIGKILL)
-				deadline = nil
-			}
-		}
-		cmd.Wait()
-		mustCLI(t, dir, "wallet", "credit", "--amount", "100") // keep funds for the next round
-	}
-	if len(printed) == 0 {
-		t.Fatal("no sale printed before the kills")
-	}
-	hist := decodeSales(t, mustCLI(t, dir, "history", "--last", "1000000", "--json"))
-	inHistory := map[string]bool{}
-	for _, s := range hist {
-		inHistory[s.Ticket] = true
-	}
-	for _, tk := range printed {
-		if !inHistory[tk] {
-			t.Fatalf("ticket %s was printed but is not in the history", tk)
-		}
-	}
-	if len(hist) < len(printed) {
-		t.Fatalf("history %d < printed %d", len(hist), len(printed))
-	}
-	mustCLI(t, dir, "audit")
-	t.Logf("%d rounds: %d units printed, %d in history", rounds, len(printed), len(hist))
-	if _, err := os.Stat(filepath.Join(dir, "logs", "starfortune.log")); err != nil {
-		t.Fatal("no log file:", err)
-	}
-}
-
-// safeBuffer is a bytes.Buffer written by a child's stderr copier and read
-// by the test.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Any command line gets a clear answer and an exit status, never a panic.
 func FuzzCommandLine(f *testing.F) {
 	for _, s := range []string{
@@ -307,7 +219,7 @@ func FuzzCommandLine(f *testing.F) {
 			return
 		}
 		switch args[0] {
-		case "backup", "restore", "recover", "-kiosk", "--kiosk":
+		case "backup", "restore", "recover", "-kiosk", "--kiosk", "-fullscreen", "--fullscreen":
 			return // they write where they are told, or open the window
 		}
 		for _, a := range args {
@@ -338,5 +250,14 @@ func TestStaffHint(t *testing.T) {
 		if got := staffHint(c.err); c.says == "" && got != "" || !strings.Contains(got, c.says) {
 			t.Errorf("staffHint(%v) = %q, want it to say %q", c.err, got, c.says)
 		}
+	}
+}
+
+// The window's --lang is checked before anything opens.
+func TestLangFlagRejectsOtherLanguages(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"--data", t.TempDir(), "--lang", "xx", "history"}, &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), `--lang must be "fr" or "en"`) {
+		t.Fatalf("status %d, stderr %q", code, errOut.String())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"archive/tar"
@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -19,15 +18,6 @@ import (
 	"starfortune/storage"
 )
 
-// An offline command works on the data directory without opening the game
-// on it: restoring into an empty directory, or recovering a damaged store.
-type offlineCommand func(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error
-
-var offlineCommands = map[string]offlineCommand{
-	"restore": cmdRestore,
-	"recover": cmdRecover,
-}
-
 // A backup is a gzipped tar of two members: the store (Badger's backup
 // stream) and the journal file, taken together while nothing else writes.
 const (
@@ -35,11 +25,8 @@ const (
 	backupJournal = "journal.sfj"
 )
 
-func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error {
-	if len(args) != 1 {
-		return usageError{errors.New("give the backup file to write, e.g. backup /media/usb/kiosk7.sfbak")}
-	}
-	path := args[0]
+func backupRun(c *call) error {
+	store, out, path := c.store, c.out, c.args[0]
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("%s already exists: choose a new file", path)
 	}
@@ -62,7 +49,7 @@ func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, a
 	if err := store.Backup(staged); err != nil {
 		return fmt.Errorf("back up the store: %w", err)
 	}
-	journalFile, err := os.Open(dataDir(filepath.Dir(store.Dir())).journal())
+	journalFile, err := os.Open(c.data.journal())
 	if err != nil {
 		return fmt.Errorf("back up the journal: %w", err)
 	}
@@ -95,10 +82,8 @@ func cmdBackup(ctx context.Context, svc *engine.Service, store *storage.Store, a
 	return nil
 }
 
-func cmdRestore(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error {
-	if len(args) != 1 {
-		return usageError{errors.New("give the backup file to restore, e.g. restore /media/usb/kiosk7.sfbak")}
-	}
+func restoreRun(c *call) error {
+	d, logger, args, out := c.data, c.logger, c.args, c.out
 	for _, p := range []string{d.store(), d.journal()} {
 		if _, err := os.Stat(p); err == nil {
 			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
@@ -159,7 +144,7 @@ func cmdRestore(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 		return err
 	}
 	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
-	return auditAfter(ctx, d, cfg, logger, out)
+	return auditAfter(c)
 }
 
 func restoreJournal(path string, r io.Reader) error {
@@ -183,10 +168,8 @@ func restoreJournal(path string, r io.Reader) error {
 // the journal's whole chain is intact and the old store (if it still opens)
 // is not ahead of the journal; the new store is built beside the old one,
 // which is then kept aside for investigation, and the result is audited.
-func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, args []string, out io.Writer) error {
-	if len(args) != 0 {
-		return usageError{fmt.Errorf("recover takes no argument")}
-	}
+func recoverRun(c *call) error {
+	ctx, d, logger, out := c.ctx, c.data, c.logger, c.out
 	j, err := journal.Open(d.journal()) // locked: fails while a kiosk runs on d
 	if err != nil {
 		return err
@@ -233,7 +216,7 @@ func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 	}
 	j.Close()
 	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
-	return auditAfter(ctx, d, cfg, logger, out)
+	return auditAfter(c)
 }
 
 // storeAhead says why recovering from a journal at head would lose what the
@@ -262,11 +245,13 @@ func storeAhead(ctx context.Context, d dataDir, head engine.JournalHead, logger 
 	return "", nil
 }
 
-func auditAfter(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, out io.Writer) error {
-	return withGame(ctx, d, cfg, logger, io.Discard, func(svc *engine.Service, store *storage.Store) error {
+// auditAfter opens the game on the data directory it restored or
+// recovered, and audits it.
+func auditAfter(c *call) error {
+	return withGame(c.ctx, c.data, c.conf.Engine(), c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err
 		}
-		return cmdAudit(ctx, svc, store, nil, out)
+		return audit(c.ctx, svc, false, c.out)
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -6,63 +6,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"starfortune/central"
+	"starfortune/config"
 	"starfortune/engine"
-	"starfortune/storage"
 )
 
-// A kiosk of a fleet (README "Fleet"): --central URL and --kiosk ID, or the
-// settings file's [central] table, make every command and the window sell
-// from the central's packs.
-
-// fleetArgs takes "--kiosk ID" out of args when it names a kiosk: the
-// kiosk flag alone is the window's full-screen kiosk mode, so its value is
-// taken only when the next argument is neither a flag nor a command.
-func fleetArgs(args []string) (rest []string, kioskID string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(rest, args[i:]...), kioskID
-		}
-		if (a == "--kiosk" || a == "-kiosk") && i+1 < len(args) && isKioskID(args[i+1]) {
-			kioskID = args[i+1]
-			rest = append(rest, "--kiosk")
-			i++
-			continue
-		}
-		if v, ok := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-kiosk="); ok && isKioskID(v) {
-			kioskID = v
-			rest = append(rest, "--kiosk")
-			continue
-		}
-		rest = append(rest, a)
-	}
-	return rest, kioskID
-}
-
-func isKioskID(s string) bool {
-	if strings.HasPrefix(s, "-") || s == "true" || s == "false" {
-		return false
-	}
-	if _, ok := commands[s]; ok {
-		return false
-	}
-	if _, ok := offlineCommands[s]; ok {
-		return false
-	}
-	if _, ok := standaloneCommands[s]; ok || s == "version" {
-		return false
-	}
-	return kioskIDPattern.MatchString(s)
-}
+// A kiosk of a fleet: --central URL and --kiosk-id ID, or the settings
+// file's [central] url and kiosk_id, make every command and the window
+// sell from the central's packs.
 
 // openFleet connects to the central when the kiosk has one, and returns the
 // engine's fleet configuration (nil for a lone kiosk) and how to close it.
-func openFleet(ctx context.Context, conf Config) (*engine.FleetConfig, func(), error) {
+func openFleet(ctx context.Context, conf config.Config) (*engine.FleetConfig, func(), error) {
 	if conf.CentralURL == "" {
 		return nil, func() {}, nil
 	}
@@ -70,7 +27,7 @@ func openFleet(ctx context.Context, conf Config) (*engine.FleetConfig, func(), e
 	if err != nil {
 		return nil, nil, err
 	}
-	return &engine.FleetConfig{Central: c, Kiosk: conf.CentralKiosk, OfflineGrace: conf.OfflineGrace}, c.Close, nil
+	return &engine.FleetConfig{Central: c, Kiosk: conf.Kiosk, OfflineGrace: conf.OfflineGrace}, c.Close, nil
 }
 
 // syncJSON is `sync --json`'s object.
@@ -104,35 +61,33 @@ func timePtr(t time.Time) *time.Time {
 
 // cmdSync pushes the kiosk's backlog to the central now (--status: only
 // shows it; --release: also returns the unsold remainder of its packs).
-func cmdSync(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("sync", flag.ContinueOnError)
+func syncFlags(fs *flag.FlagSet) func(*call) error {
 	status := fs.Bool("status", false, "show the backlog and the packs held, push nothing")
 	release := fs.Bool("release", false, "return the unsold remainder of every pack held to the central")
-	asJSON := fs.Bool("json", false, "JSON output")
-	if rest, err := parse(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
-	}
-	if *status && *release {
+	return func(c *call) error { return syncNow(c, *status, *release) }
+}
+
+func syncNow(c *call, status, release bool) error {
+	ctx, svc, out := c.ctx, c.svc, c.out
+	if status && release {
 		return usageError{errors.New("--status and --release do not go together")}
 	}
 	if svc.Fleet == nil {
-		return usageError{errors.New("this terminal is not a kiosk of a fleet: give --central URL --kiosk ID, or [central] url in the settings file")}
+		return usageError{errors.New("this terminal is not a kiosk of a fleet: give --central URL --kiosk-id ID, or [central] url in the settings file")}
 	}
 	var released []string
 	var syncErr error
 	switch {
-	case *release:
+	case release:
 		released, syncErr = svc.Fleet.Release(ctx)
-	case !*status:
+	case !status:
 		syncErr = svc.Fleet.Sync(ctx)
 	}
 	st, err := svc.Fleet.Status(ctx)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if c.json {
 		j := syncJSON{Kiosk: st.Kiosk, Online: st.Offline == nil, Contact: timePtr(st.Contact), Backlog: st.Backlog,
 			BacklogSales: st.BacklogSales, Oldest: timePtr(st.Oldest), Packs: []packJSON{}, Released: released}
 		for _, p := range st.Packs {

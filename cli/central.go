@@ -1,17 +1,13 @@
-package main
+package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -19,90 +15,24 @@ import (
 	"starfortune/engine"
 )
 
-// standaloneCommands need no data directory, settings or log file: the
-// fleet's central administration and the block verifier.
-var standaloneCommands = map[string]func(ctx context.Context, args []string, stdout io.Writer) error{
-	"central": cmdCentral,
-	"verify":  func(_ context.Context, args []string, stdout io.Writer) error { return cmdVerify(args, stdout) },
-}
-
-// runStandalone runs one of standaloneCommands and turns its error into an
-// exit status as run does.
-func runStandalone(cmd string, fn func(context.Context, []string, io.Writer) error, args []string, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return exitStatus(cmd, fn(ctx, args, stdout), stderr)
-}
-
-const centralUsage = `usage: starfortune central --db URL COMMAND
-  init                                                 create or migrate the schema
-  emission create --stake 0.5|1|2 --blocks N [--pack-size P] [--json]
-  kiosk add ID [--json]                                prints the kiosk's connection string, once
-  kiosks [--json]
-  blocks [--json]
-  show TICKET [--json]
-  units BLOCK                                          a closed block's sold units, JSON lines (for verify)
-  pack void PACK --reason TEXT
-  audit [--json]                                       exits 1 with findings
-  report [--csv|--json] [--from DAY] [--to DAY]        per kiosk and day (DAY: YYYY-MM-DD)
-  report --closing [BLOCK] [--csv|--json]              closing reports of closed blocks
-URL is a libpq connection string (postgres://… or host=/socket/dir port=… dbname=…)`
-
-// cmdCentral administers the fleet's central database (central/).
-func cmdCentral(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("central", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	db := fs.String("db", "", "the central's connection string")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+// withCentral opens the central's database as its owner (--db), checks
+// its schema (but for init, which makes it), and runs the command.
+func withCentral(c *call, cmd *command, run func(*call) error) error {
+	if c.shared.db == "" {
+		return usageError{errors.New("give the central's connection string: central --db URL " + strings.TrimPrefix(cmd.name, "central "))}
 	}
-	rest := fs.Args()
-	if *db == "" || len(rest) == 0 {
-		return usageError{errors.New(centralUsage)}
-	}
-	sub, key := rest[0], rest[0]
-	if (sub == "emission" || sub == "kiosk" || sub == "pack") && len(rest) > 1 {
-		key, rest = sub+" "+rest[1], rest[1:]
-	}
-	run, ok := centralCommands[key]
-	if !ok {
-		return usageError{fmt.Errorf("unknown command %q\n%s", key, centralUsage)}
-	}
-	a, err := central.OpenAdmin(ctx, *db)
+	a, err := central.OpenAdmin(c.ctx, c.shared.db)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if key != "init" {
-		if err := a.CheckSchema(ctx); err != nil {
+	if cmd.name != "central init" {
+		if err := a.CheckSchema(c.ctx); err != nil {
 			return err
 		}
 	}
-	return run(ctx, a, rest[1:], out)
-}
-
-var centralCommands = map[string]func(context.Context, *central.Admin, []string, io.Writer) error{
-	"init":            centralInit,
-	"emission create": centralEmission,
-	"kiosk add":       centralKioskAdd,
-	"kiosks":          centralKiosks,
-	"blocks":          centralBlocks,
-	"show":            centralShow,
-	"units":           centralUnits,
-	"pack void":       centralVoid,
-	"audit":           centralAudit,
-	"report":          centralReport,
-}
-
-// noArgs parses a command that takes only --json.
-func noArgs(name string, args []string) (asJSON bool, err error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	j := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
-	if err == nil && len(pos) != 0 {
-		err = usageError{fmt.Errorf("%s takes no argument", name)}
-	}
-	return *j, err
+	c.admin = a
+	return run(c)
 }
 
 func printJSON(out io.Writer, v any) error {
@@ -110,11 +40,9 @@ func printJSON(out io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func centralInit(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	if _, err := noArgs("init", args); err != nil {
-		return err
-	}
-	applied, err := a.Init(ctx)
+func centralInit(c *call) error {
+	out := c.out
+	applied, err := c.admin.Init(c.ctx)
 	if err != nil {
 		return err
 	}
@@ -127,27 +55,27 @@ func centralInit(ctx context.Context, a *central.Admin, args []string, out io.Wr
 	return nil
 }
 
-func centralEmission(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("emission create", flag.ContinueOnError)
-	stakeArg := fs.String("stake", "", "stake in euros: 0.5 (or 0,50), 1 or 2")
-	blocks := fs.Int("blocks", 0, "number of blocks")
-	packSize := fs.Int("pack-size", central.DefaultPackSize, "units per pack")
-	asJSON := fs.Bool("json", false, "print JSON")
-	if pos, err := parse(fs, args); err != nil || len(pos) != 0 {
-		return usageError{fmt.Errorf("usage: emission create --stake 0.5|1|2 --blocks N [--pack-size P] [--json]")}
-	}
-	stake, err := engine.ParseStake(*stakeArg)
+func centralEmissionFlags(fs *flag.FlagSet) func(*call) error {
+	stakeArg := fs.String("stake", "", "required: the stake in `EUROS`: 0.5 (or 0,50), 1 or 2")
+	blocks := fs.Int("blocks", 0, "required: `N` blocks")
+	packSize := fs.Int("pack-size", central.DefaultPackSize, "`P` units per pack")
+	return func(c *call) error { return centralEmission(c, *stakeArg, *blocks, *packSize) }
+}
+
+func centralEmission(c *call, stakeArg string, blocks, packSize int) error {
+	out := c.out
+	stake, err := engine.ParseStake(stakeArg)
 	if err != nil {
 		return usageError{err}
 	}
-	if *blocks < 1 {
+	if blocks < 1 {
 		return usageError{errors.New("--blocks: at least 1")}
 	}
-	em, err := a.CreateEmission(ctx, stake, *blocks, *packSize)
+	em, err := c.admin.CreateEmission(c.ctx, stake, blocks, packSize)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if c.json {
 		return printJSON(out, em)
 	}
 	fmt.Fprintf(out, "emission %d: %d blocks at %s, packs of %d units\n", em.ID, len(em.Blocks), engine.Cents(em.StakeCents), em.PackSize)
@@ -157,18 +85,13 @@ func centralEmission(ctx context.Context, a *central.Admin, args []string, out i
 	return nil
 }
 
-func centralKioskAdd(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("kiosk add", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 1 {
-		return usageError{errors.New("usage: kiosk add ID [--json]")}
-	}
-	k, err := a.AddKiosk(ctx, pos[0])
+func centralKioskAdd(c *call) error {
+	out := c.out
+	k, err := c.admin.AddKiosk(c.ctx, c.args[0])
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if c.json {
 		return printJSON(out, k)
 	}
 	fmt.Fprintf(out, "kiosk %s: role %s\nconnection string (shown this once; keep it in the kiosk's settings):\n%s\n", k.ID, k.Role, k.URL)
@@ -229,16 +152,13 @@ func fleetLine(v engine.FleetView) fleetJSON {
 
 // centralKiosks prints the fleet view: each kiosk online or offline
 // against the central's clock, what it holds, and each stake's progress.
-func centralKiosks(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	asJSON, err := noArgs("kiosks", args)
+func centralKiosks(c *call) error {
+	out := c.out
+	v, err := c.admin.FleetView(c.ctx)
 	if err != nil {
 		return err
 	}
-	v, err := a.FleetView(ctx)
-	if err != nil {
-		return err
-	}
-	if asJSON {
+	if c.json {
 		return printJSON(out, fleetLine(v))
 	}
 	fmt.Fprintf(out, "central clock %s; online: called within %s\n", v.At.Local().Format(time.DateTime), engine.OnlineWithin)
@@ -281,16 +201,13 @@ func percent(n, total uint64) string {
 	return fmt.Sprintf("%d.%02d %%", bp/100, bp%100)
 }
 
-func centralBlocks(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	asJSON, err := noArgs("blocks", args)
+func centralBlocks(c *call) error {
+	out := c.out
+	bs, err := c.admin.Blocks(c.ctx)
 	if err != nil {
 		return err
 	}
-	bs, err := a.Blocks(ctx)
-	if err != nil {
-		return err
-	}
-	if asJSON {
+	if c.json {
 		enc := json.NewEncoder(out)
 		for _, b := range bs {
 			if err := enc.Encode(b); err != nil {
@@ -346,17 +263,13 @@ func fleetSaleLine(s engine.FleetSale) fleetSaleJSON {
 
 // centralUnits prints a closed block's sold units as JSON lines, which
 // `verify` reads with the block's revealed seed and published root.
-func centralUnits(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("units", flag.ContinueOnError)
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 1 {
-		return usageError{errors.New("usage: units BLOCK (EE-SSS-NNNN)")}
-	}
-	ref, err := parseBlockRef(pos[0])
+func centralUnits(c *call) error {
+	out := c.out
+	ref, err := parseBlockRef(c.args[0])
 	if err != nil {
 		return usageError{err}
 	}
-	sales, err := a.BlockSales(ctx, ref)
+	sales, err := c.admin.BlockSales(c.ctx, ref)
 	if err != nil {
 		return blockError(ref, err)
 	}
@@ -370,23 +283,18 @@ func centralUnits(ctx context.Context, a *central.Admin, args []string, out io.W
 	return w.Flush()
 }
 
-func centralShow(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 1 {
-		return usageError{errors.New("usage: show TICKET [--json]")}
-	}
-	t, err := engine.ParseTicket(pos[0])
+func centralShow(c *call) error {
+	out := c.out
+	t, err := engine.ParseTicket(c.args[0])
 	if err != nil {
 		return err
 	}
-	s, err := a.Show(ctx, t)
+	s, err := c.admin.Show(c.ctx, t)
 	if err != nil {
 		return err
 	}
 	stake := t.Block.Stake
-	if *asJSON {
+	if c.json {
 		return printJSON(out, fleetSaleLine(s))
 	}
 	fmt.Fprintf(out, "ticket %s\nsold by kiosk %s (pack %s, sale %d) on %s to %s\nstake %s, prize %s: %s ; %s\n",
@@ -395,33 +303,30 @@ func centralShow(ctx context.Context, a *central.Admin, args []string, out io.Wr
 	return nil
 }
 
-func centralVoid(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("pack void", flag.ContinueOnError)
-	reason := fs.String("reason", "", "why the pack is voided (kept with it)")
-	pos, err := parse(fs, args)
-	if err != nil || len(pos) != 1 || strings.TrimSpace(*reason) == "" {
-		return usageError{errors.New("usage: pack void PACK --reason TEXT")}
-	}
-	if err := a.VoidPack(ctx, pos[0], *reason); err != nil {
+func centralVoidFlags(fs *flag.FlagSet) func(*call) error {
+	reason := fs.String("reason", "", "required: `TEXT` saying why the pack is voided (kept with it)")
+	return func(c *call) error {
+		if strings.TrimSpace(*reason) == "" {
+			return usageError{errors.New("say why with --reason TEXT")}
+		}
+		if err := c.admin.VoidPack(c.ctx, c.args[0], *reason); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(c.out, "pack %s voided\n", c.args[0])
 		return err
 	}
-	fmt.Fprintf(out, "pack %s voided\n", pos[0])
-	return nil
 }
 
 // errFleetFindings makes `central audit` exit non-zero.
 var errFleetFindings = errors.New("the fleet audit has findings")
 
-func centralAudit(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	asJSON, err := noArgs("audit", args)
+func centralAudit(c *call) error {
+	out := c.out
+	rep, err := c.admin.Audit(c.ctx)
 	if err != nil {
 		return err
 	}
-	rep, err := a.Audit(ctx)
-	if err != nil {
-		return err
-	}
-	if asJSON {
+	if c.json {
 		if err := printJSON(out, rep); err != nil {
 			return err
 		}

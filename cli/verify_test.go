@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -61,14 +61,14 @@ func TestVerify(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := cmdVerify([]string{"--seed", c.seed, "--root", c.root, c.file}, &out)
+			err := runCommand("verify", []string{"--seed", c.seed, "--root", c.root, c.file}, &out)
 			if !errors.Is(err, c.want) || !strings.Contains(out.String(), c.out) {
 				t.Fatalf("err %v, output %q; want %v and %q", err, out.String(), c.want, c.out)
 			}
 		})
 	}
 	var usage usageError
-	if err := cmdVerify([]string{"--seed", "zz", "--root", rootHex, "x"}, &bytes.Buffer{}); !errors.As(err, &usage) {
+	if err := runCommand("verify", []string{"--seed", "zz", "--root", rootHex, "x"}, &bytes.Buffer{}); !errors.As(err, &usage) {
 		t.Fatalf("bad seed: %v, want a usage error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -22,26 +22,23 @@ import (
 // a pass shows that the documentation and the engine agree. Positions the
 // file lacks (units voided centrally, or a partial history) are drawn again
 // from the seed and counted in the report.
-func cmdVerify(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	seedHex := fs.String("seed", "", "the block's revealed seed (64 hex digits)")
-	rootHex := fs.String("root", "", "the block's published commitment (64 hex digits)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return usageError{err}
-	}
-	if len(pos) != 1 {
-		return usageError{errors.New("usage: verify --seed HEX --root HEX FILE (JSON lines, - for stdin)")}
-	}
+func verifyFlags(fs *flag.FlagSet) func(*call) error {
+	seedHex := fs.String("seed", "", "required: the block's revealed seed, 64 `HEX` digits")
+	rootHex := fs.String("root", "", "required: the block's published commitment, 64 `HEX` digits")
+	return func(c *call) error { return verify(c, *seedHex, *rootHex) }
+}
+
+func verify(c *call, seedHex, rootHex string) error {
+	pos, stdout := c.args, c.out
 	var seed engine.Seed
 	var root engine.Hash
-	if err := decodeHex32(*seedHex, seed[:]); err != nil {
+	if err := decodeHex32(seedHex, seed[:]); err != nil {
 		return usageError{fmt.Errorf("--seed: %w", err)}
 	}
-	if err := decodeHex32(*rootHex, root[:]); err != nil {
+	if err := decodeHex32(rootHex, root[:]); err != nil {
 		return usageError{fmt.Errorf("--root: %w", err)}
 	}
-	in := io.Reader(os.Stdin)
+	in := c.stdin
 	if pos[0] != "-" {
 		f, err := os.Open(pos[0])
 		if err != nil {

@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -18,16 +17,11 @@ import (
 
 	"starfortune/engine"
 	"starfortune/present"
-	"starfortune/storage"
 )
 
 // actorCLI names support staff on the command line in the ledger and the
 // operator log.
 const actorCLI = "cli"
-
-// pinInput is where set-pin reads the PIN: the terminal without echo when
-// it is one, else two lines (scripts, tests).
-var pinInput io.Reader = os.Stdin
 
 // blockReportJSON is a block of `report --json`: the closing figures only
 // for a sold-out block (absent while it sells).
@@ -56,25 +50,9 @@ func blockReportJSON(b engine.BlockStatus) any {
 	return j
 }
 
-// cmdOperator is `operator set-pin` and `operator log [--last N] [--json]`.
-func cmdOperator(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return usageError{errors.New("say set-pin or log")}
-	}
-	switch args[0] {
-	case "set-pin":
-		return cmdSetPIN(ctx, svc, args[1:], out)
-	case "log":
-		return cmdOperatorLog(ctx, svc, args[1:], out)
-	}
-	return usageError{fmt.Errorf("say set-pin or log (got %q)", args[0])}
-}
-
-func cmdSetPIN(ctx context.Context, svc *engine.Service, args []string, out io.Writer) error {
-	if len(args) > 0 {
-		return usageError{errors.New("set-pin takes no argument: the PIN is asked, never given on the command line")}
-	}
-	read := readPINs(pinInput)
+func setPINRun(c *call) error {
+	ctx, svc, out := c.ctx, c.svc, c.out
+	read := readPINs(c.stdin, c.stderr)
 	pin, err := read("Nouveau code PIN opérateur (4 à 12 chiffres) : ")
 	if err != nil {
 		return err
@@ -97,13 +75,14 @@ func cmdSetPIN(ctx context.Context, svc *engine.Service, args []string, out io.W
 }
 
 // readPINs returns a reader of one PIN per call: from the terminal without
-// echo (prompting on stderr), or a line of in otherwise.
-func readPINs(in io.Reader) func(prompt string) (string, error) {
+// echo (prompting on stderr) when in is one, or a line of in otherwise
+// (scripts, tests).
+func readPINs(in io.Reader, stderr io.Writer) func(prompt string) (string, error) {
 	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return func(prompt string) (string, error) {
-			fmt.Fprint(os.Stderr, prompt)
+			fmt.Fprint(stderr, prompt)
 			b, err := term.ReadPassword(int(f.Fd()))
-			fmt.Fprintln(os.Stderr)
+			fmt.Fprintln(stderr)
 			if err != nil {
 				return "", fmt.Errorf("read PIN: %w", err)
 			}
@@ -130,23 +109,21 @@ type operatorEventJSON struct {
 	Detail string `json:"detail"`
 }
 
-func cmdOperatorLog(ctx context.Context, svc *engine.Service, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("operator log", flag.ContinueOnError)
-	last := fs.Int("last", 20, "number of events, newest first")
-	asJSON := fs.Bool("json", false, "one JSON object per line")
-	if rest, err := parse(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
-	}
-	if *last < 1 {
+func operatorLogFlags(fs *flag.FlagSet) func(*call) error {
+	last := fs.Int("last", 20, "the last `N` events, newest first")
+	return func(c *call) error { return operatorLog(c, *last) }
+}
+
+func operatorLog(c *call, last int) error {
+	out := c.out
+	if last < 1 {
 		return usageError{errors.New("--last must be at least 1")}
 	}
-	events, err := svc.OperatorLog(ctx, *last)
+	events, err := c.svc.OperatorLog(c.ctx, last)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if c.json {
 		enc := json.NewEncoder(out)
 		for _, e := range events {
 			if err := enc.Encode(operatorEventJSON{e.Seq, e.Time.Format(time.RFC3339), e.Actor, e.Action, e.Detail}); err != nil {
@@ -169,23 +146,21 @@ func cmdOperatorLog(ctx context.Context, svc *engine.Service, args []string, out
 // cmdReport is the block report: per block, units served and left, left
 // per prize tier, prizes paid, payout so far against the table's; --csv
 // for spreadsheets (amounts in euros with a point), --json in cents.
-func cmdReport(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+func reportFlags(fs *flag.FlagSet) func(*call) error {
 	asCSV := fs.Bool("csv", false, "CSV with a header line, amounts in euros (decimal point)")
-	asJSON := fs.Bool("json", false, "one JSON object per line, amounts in cents")
-	if rest, err := parse(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
-	}
-	rep, err := svc.BlockReport(ctx)
+	return func(c *call) error { return report(c, *asCSV) }
+}
+
+func report(c *call, asCSV bool) error {
+	out := c.out
+	rep, err := c.svc.BlockReport(c.ctx)
 	if err != nil {
 		return err
 	}
 	switch {
-	case *asCSV:
+	case asCSV:
 		return present.BlockReportCSV(out, rep)
-	case *asJSON:
+	case c.json:
 		enc := json.NewEncoder(out)
 		for _, b := range rep {
 			if err := enc.Encode(blockReportJSON(b)); err != nil {

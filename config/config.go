@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ import (
 // deploy/starfortune.toml). Every field has a default, so a file only names
 // what it changes.
 type Config struct {
-	KioskID        string        // kiosk_id: names the terminal in logs
+	Kiosk          string        // kiosk_id: names the terminal in logs
 	Emission       uint16        // emission: the emission sold, 1–99
 	BlocksPerStake uint32        // blocks_per_stake: blocks of the emission per stake, 1–9999
 	Language       string        // language: "fr" or "en"
@@ -43,7 +43,7 @@ type Config struct {
 func DefaultConfig() Config {
 	e := engine.DefaultConfig()
 	return Config{
-		KioskID:        "kiosk",
+		Kiosk:          "kiosk",
 		Emission:       e.Emission,
 		BlocksPerStake: e.BlocksPerStake,
 		Language:       "fr",
@@ -279,7 +279,7 @@ func (raw *configFile) keys(cfg *Config) []configKey {
 			case !kioskIDPattern.MatchString(s):
 				return fmt.Sprintf("%q is not a valid kiosk id: 1 to 32 letters, digits, '.', '_' or '-', starting with a letter or digit", s)
 			}
-			cfg.KioskID = s
+			cfg.Kiosk = s
 			return ""
 		}},
 		{"emission", raw.Emission, func(v any) string {
@@ -582,3 +582,17 @@ func splitKey(s string) []string {
 	}
 	return append(parts, strings.TrimSpace(cur.String()))
 }
+
+// Default is DefaultConfig (temporary: the config helper's API).
+func Default() Config { return DefaultConfig() }
+
+// DefaultPath is DefaultConfigPath.
+func DefaultPath() string { return DefaultConfigPath() }
+
+// Load is LoadSettings.
+func Load(path, langFlag string, getenv func(string) string) (Config, error) {
+	return LoadSettings(path, langFlag, getenv)
+}
+
+// ValidKioskID says whether s can name a kiosk of a fleet.
+func ValidKioskID(s string) bool { return kioskIDPattern.MatchString(s) }

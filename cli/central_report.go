@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -20,25 +20,27 @@ const reportUsage = `usage: report [--csv|--json] [--from YYYY-MM-DD] [--to YYYY
        report --closing [BLOCK] [--csv|--json]                          closed blocks' closing reports`
 
 // centralReport prints the daily report per kiosk, or the closing reports.
-func centralReport(ctx context.Context, a *central.Admin, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+func centralReportFlags(fs *flag.FlagSet) func(*call) error {
 	asCSV := fs.Bool("csv", false, "print CSV")
-	asJSON := fs.Bool("json", false, "print JSON")
-	from := fs.String("from", "", "first day, YYYY-MM-DD")
-	to := fs.String("to", "", "last day, YYYY-MM-DD")
+	from := fs.String("from", "", "first `DAY`, YYYY-MM-DD")
+	to := fs.String("to", "", "last `DAY`, YYYY-MM-DD")
 	closing := fs.Bool("closing", false, "closing reports of closed blocks")
-	pos, err := parse(fs, args)
-	if err != nil || *asCSV && *asJSON || len(pos) > 1 || len(pos) == 1 && !*closing || *closing && (*from != "" || *to != "") {
+	return func(c *call) error { return centralReport(c, *asCSV, *closing, *from, *to) }
+}
+
+func centralReport(c *call, asCSV, closing bool, from, to string) error {
+	ctx, a, pos, out := c.ctx, c.admin, c.args, c.out
+	if asCSV && c.json || len(pos) == 1 && !closing || closing && (from != "" || to != "") {
 		return usageError{errors.New(reportUsage)}
 	}
-	format := map[bool]string{true: "csv", false: "text"}[*asCSV]
-	if *asJSON {
+	format := map[bool]string{true: "csv", false: "text"}[asCSV]
+	if c.json {
 		format = "json"
 	}
-	if *closing {
+	if closing {
 		return closingReport(ctx, a, pos, format, out)
 	}
-	rep, err := a.DailyReport(ctx, *from, *to)
+	rep, err := a.DailyReport(ctx, from, to)
 	if errors.Is(err, central.ErrBadPeriod) {
 		return usageError{fmt.Errorf("--from and --to take days written YYYY-MM-DD, --from not after --to\n%s", reportUsage)}
 	}

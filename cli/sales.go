@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -7,58 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"starfortune/engine"
 	"starfortune/present"
-	"starfortune/storage"
 )
-
-// fr words what the command line prints for staff: French, as the
-// règlement ("12 500,00 €").
-var fr = present.French
-
-// A command runs one subcommand on the game; its errors go to stderr.
-type command func(ctx context.Context, svc *engine.Service, store *storage.Store, args []string, out io.Writer) error
-
-var commands = map[string]command{
-	"backup":   cmdBackup,
-	"play":     cmdPlay,
-	"history":  cmdHistory,
-	"show":     cmdShow,
-	"blocks":   cmdBlocks,
-	"wallet":   cmdWallet,
-	"audit":    cmdAudit,
-	"operator": cmdOperator,
-	"report":   cmdReport,
-	"sync":     cmdSync,
-}
-
-// usageError is a mistake in the command line (exit status 2).
-type usageError struct{ error }
-
-// parse parses flags wherever they stand among the positional arguments
-// ("show TICKET --json" as well as "show --json TICKET").
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, err
-			}
-			return nil, usageError{err}
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
 
 // saleJSON is one unit as the command line prints it; money in integer cents.
 type saleJSON struct {
@@ -130,36 +84,34 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 	return tw.Flush()
 }
 
-func cmdPlay(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("play", flag.ContinueOnError)
-	stakeArg := fs.String("stake", "", "stake in euros: 0.5 (or 0,50), 1 or 2")
-	player := fs.String("player", engine.DemoPlayer, "player id")
-	n := fs.Int("n", 1, "units to play")
-	batch := fs.Int("batch", 1, fmt.Sprintf("units per durable transaction (1 to %d)", engine.MaxBatch))
-	asJSON := fs.Bool("json", false, "one JSON object per line")
-	if rest, err := parse(fs, args); err != nil {
-		return err
-	} else if len(rest) > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", rest[0])}
-	}
-	stake, err := engine.ParseStake(*stakeArg)
+func playFlags(fs *flag.FlagSet) func(*call) error {
+	stakeArg := fs.String("stake", "", "required: the stake in `EUROS`: 0.5 (or 0,50), 1 or 2")
+	player := fs.String("player", engine.DemoPlayer, "player `ID`")
+	n := fs.Int("n", 1, "`N` units to play")
+	batch := fs.Int("batch", 1, fmt.Sprintf("`K` units per durable transaction (1 to %d)", engine.MaxBatch))
+	return func(c *call) error { return play(c, *stakeArg, *player, *n, *batch) }
+}
+
+func play(c *call, stakeArg, player string, n, batch int) error {
+	ctx, svc := c.ctx, c.svc
+	stake, err := engine.ParseStake(stakeArg)
 	if err != nil {
 		return usageError{err}
 	}
-	if *n < 1 || *batch < 1 || *batch > engine.MaxBatch {
+	if n < 1 || batch < 1 || batch > engine.MaxBatch {
 		return usageError{fmt.Errorf("--n must be at least 1 and --batch 1 to %d", engine.MaxBatch)}
 	}
 	// The pucks are picked at random: the outcome never depends on them.
 	picks := func(int) [2]int { return [2]int{rand.IntN(engine.NumSlots), rand.IntN(engine.NumSlots)} }
-	for sold := 0; sold < *n; {
+	for sold := 0; sold < n; {
 		if ctx.Err() != nil {
-			return fmt.Errorf("interrupted after %d of %d units (each printed unit is recorded)", sold, *n)
+			return fmt.Errorf("interrupted after %d of %d units (each printed unit is recorded)", sold, n)
 		}
-		sales, err := svc.Sell(ctx, engine.SellRequest{Player: *player, Stake: stake, Count: min(*batch, *n-sold), Picks: picks, Actor: "cli"})
+		sales, err := svc.Sell(ctx, engine.SellRequest{Player: player, Stake: stake, Count: min(batch, n-sold), Picks: picks, Actor: actorCLI})
 		if err != nil {
-			return fmt.Errorf("after %d of %d units: %w", sold, *n, err)
+			return fmt.Errorf("after %d of %d units: %w", sold, n, err)
 		}
-		if err := printSales(out, sales, *asJSON); err != nil {
+		if err := printSales(c.out, sales, c.json); err != nil {
 			return err
 		}
 		sold += len(sales)
@@ -167,50 +119,43 @@ func cmdPlay(ctx context.Context, svc *engine.Service, _ *storage.Store, args []
 	return nil
 }
 
-func cmdHistory(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	player := fs.String("player", engine.DemoPlayer, "player id")
-	last := fs.Int("last", 10, "number of units, newest first")
-	asJSON := fs.Bool("json", false, "one JSON object per line")
+func historyFlags(fs *flag.FlagSet) func(*call) error {
+	player := fs.String("player", engine.DemoPlayer, "player `ID`")
+	last := fs.Int("last", 10, "the last `N` units, newest first")
 	asCSV := fs.Bool("csv", false, "CSV with a header line, amounts in euros")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	if *last < 1 {
-		return usageError{fmt.Errorf("--last must be at least 1")}
-	}
-	sales, _, err := svc.History(ctx, *player, 0, *last)
-	if err != nil {
-		return err
-	}
-	if *asCSV {
-		return present.HistoryCSV(out, sales)
-	}
-	if len(sales) == 0 && !*asJSON {
-		fmt.Fprintf(out, "%s has played no unit yet\n", *player)
-	}
-	return printSales(out, sales, *asJSON)
+	return func(c *call) error { return history(c, *player, *last, *asCSV) }
 }
 
-func cmdShow(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("show", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "JSON output")
-	rest, err := parse(fs, args)
+func history(c *call, player string, last int, asCSV bool) error {
+	if last < 1 {
+		return usageError{fmt.Errorf("--last must be at least 1")}
+	}
+	sales, _, err := c.svc.History(c.ctx, player, 0, last)
 	if err != nil {
 		return err
 	}
-	if len(rest) != 1 {
-		return usageError{fmt.Errorf("give one ticket number, e.g. show 01-050-0001-000123-4")}
+	if asCSV {
+		return present.HistoryCSV(c.out, sales)
 	}
-	t, err := engine.ParseTicket(rest[0])
+	if len(sales) == 0 && !c.json {
+		fmt.Fprintf(c.out, "%s has played no unit yet\n", player)
+	}
+	return printSales(c.out, sales, c.json)
+}
+
+var showFlags = noFlags(show)
+
+func show(c *call) error {
+	out := c.out
+	t, err := engine.ParseTicket(c.args[0])
 	if err != nil {
 		return err
 	}
-	sale, err := svc.Lookup(ctx, t)
+	sale, err := c.svc.Lookup(c.ctx, t)
 	if err != nil {
 		return fmt.Errorf("ticket %s: %w", t, err)
 	}
-	if *asJSON {
+	if c.json {
 		return printSales(out, []engine.Sale{sale}, true)
 	}
 	state := "déroulement terminé"
@@ -250,13 +195,9 @@ func dropLine(s engine.Sale, i int) string {
 	return fmt.Sprintf("%s, %s", slot, describeDrop(s.Unit.Drops[i], s.Stake()))
 }
 
-func cmdBlocks(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("blocks", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "one JSON object per line")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
-	blocks, err := svc.Blocks(ctx)
+func blocksRun(c *call) error {
+	out, asJSON := c.out, c.json
+	blocks, err := c.svc.Blocks(c.ctx)
 	if err != nil {
 		return err
 	}
@@ -270,7 +211,7 @@ func cmdBlocks(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	}
 	enc := json.NewEncoder(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintf(tw, "BLOC\tMISE\tVENDUES\tRESTANTES\tENGAGEMENT (SHA-256)\tGRAINE\n")
 	}
 	for _, b := range blocks {
@@ -278,7 +219,7 @@ func cmdBlocks(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 		if b.Exhausted() {
 			seed = fmt.Sprintf("%x", b.Seed)
 		}
-		if *asJSON {
+		if asJSON {
 			if err := enc.Encode(blockJSON{b.Ref.String(), int64(b.Ref.Stake), b.Size, b.Cursor.Served, b.Commitment.String(), seed}); err != nil {
 				return err
 			}
@@ -292,19 +233,21 @@ func cmdBlocks(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	return tw.Flush()
 }
 
-func cmdWallet(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("wallet", flag.ContinueOnError)
-	player := fs.String("player", engine.DemoPlayer, "player id")
-	amountArg := fs.String("amount", "", "amount in euros for credit and payout, e.g. 20 or 12,50")
-	asJSON := fs.Bool("json", false, "JSON output")
-	rest, err := parse(fs, args)
-	if err != nil {
-		return err
+// walletFlags is wallet show (action ""), credit or payout.
+func walletFlags(action string) func(*flag.FlagSet) func(*call) error {
+	return func(fs *flag.FlagSet) func(*call) error {
+		player := fs.String("player", engine.DemoPlayer, "player `ID`")
+		var amountArg *string
+		if action != "" {
+			amountArg = fs.String("amount", "", "required: the amount in `EUROS`, e.g. 20 or 12,50")
+		}
+		return func(c *call) error { return wallet(c, action, *player, amountArg) }
 	}
-	action := strings.Join(rest, " ")
-	switch action {
-	case "show":
-	case "credit", "payout":
+}
+
+func wallet(c *call, action, player string, amountArg *string) error {
+	ctx, svc, out := c.ctx, c.svc, c.out
+	if action != "" {
 		amount, err := engine.ParseAmount(*amountArg)
 		if err != nil {
 			return usageError{fmt.Errorf("--amount: %w", err)}
@@ -313,17 +256,15 @@ func cmdWallet(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 		if action == "payout" {
 			move = svc.Payout
 		}
-		if _, err := move(ctx, *player, amount, actorCLI); err != nil {
-			return fmt.Errorf("%s of %s for %s: %w", action, amount, *player, err)
+		if _, err := move(ctx, player, amount, actorCLI); err != nil {
+			return fmt.Errorf("%s of %s for %s: %w", action, amount, player, err)
 		}
-	default:
-		return usageError{fmt.Errorf("say show, credit or payout (got %q)", action)}
 	}
-	w, err := svc.Wallet(ctx, *player)
+	w, err := svc.Wallet(ctx, player)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if c.json {
 		return json.NewEncoder(out).Encode(struct {
 			Player       string `json:"player"`
 			BalanceCents int64  `json:"balance_cents"`
@@ -333,17 +274,14 @@ func cmdWallet(ctx context.Context, svc *engine.Service, _ *storage.Store, args 
 	return err
 }
 
-func cmdAudit(ctx context.Context, svc *engine.Service, _ *storage.Store, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "JSON output")
-	if _, err := parse(fs, args); err != nil {
-		return err
-	}
+func auditRun(c *call) error { return audit(c.ctx, c.svc, c.json, c.out) }
+
+func audit(ctx context.Context, svc *engine.Service, asJSON bool, out io.Writer) error {
 	rep, err := svc.Audit(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		findings := rep.Findings
 		if findings == nil {
 			findings = []string{}
@@ -366,7 +304,7 @@ func cmdAudit(ctx context.Context, svc *engine.Service, _ *storage.Store, args [
 	if !rep.OK() {
 		return fmt.Errorf("audit found %d problems", len(rep.Findings))
 	}
-	if !*asJSON {
+	if !asJSON {
 		fmt.Fprintln(out, "audit OK")
 	}
 	return nil

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/csv"
@@ -10,9 +10,9 @@ import (
 // withPINInput feeds set-pin's standard input.
 func withPINInput(t *testing.T, lines string) {
 	t.Helper()
-	old := pinInput
-	pinInput = strings.NewReader(lines)
-	t.Cleanup(func() { pinInput = old })
+	old := stdin
+	stdin = strings.NewReader(lines)
+	t.Cleanup(func() { stdin = old })
 }
 
 func TestOperatorSetPINAndLog(t *testing.T) {

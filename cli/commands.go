@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"starfortune/storage"
+)
+
+// commands is the command line: `starfortune help`, the usage errors and
+// the command list of docs/operating.md all come from it.
+var commands = []command{
+	{name: "play", help: "play units for a player, pucks picked at random", needs: needsGame, json: true, flags: playFlags},
+	{name: "history", help: "a player's last units, newest first", needs: needsGame, json: true, flags: historyFlags},
+	{name: "show", args: "TICKET", min: 1, max: 1, help: "one unit by its ticket number", needs: needsGame, json: true, flags: showFlags},
+	{name: "blocks", help: "the blocks, their commitments, and the seeds of sold-out ones", needs: needsGame, json: true, flags: noFlags(blocksRun)},
+	{name: "wallet show", help: "a player's funds", needs: needsGame, json: true, flags: walletFlags("")},
+	{name: "wallet credit", help: "credit a player's funds (cash in)", needs: needsGame, json: true, flags: walletFlags("credit")},
+	{name: "wallet payout", help: "pay out a player's funds (cash out)", needs: needsGame, json: true, flags: walletFlags("payout")},
+	{name: "audit", help: "verify blocks, history, wallets and journal; exit 1 on any finding", needs: needsGame, json: true, flags: noFlags(auditRun)},
+	{name: "report", help: "per block: sold, left, paid and payout against the table", needs: needsGame, json: true, flags: reportFlags},
+	{name: "operator set-pin", help: "set the operator PIN (asked twice, never on the command line)", needs: needsGame, flags: noFlags(setPINRun)},
+	{name: "operator log", help: "the operator log, newest first", needs: needsGame, json: true, flags: operatorLogFlags},
+	{name: "backup", args: "FILE", min: 1, max: 1, help: "write the store and the journal to a new backup file", needs: needsGame, flags: noFlags(backupRun)},
+	{name: "restore", args: "FILE", min: 1, max: 1, help: "restore a backup into an empty data directory", needs: needsData, flags: noFlags(restoreRun)},
+	{name: "recover", help: "rebuild the store from the journal", needs: needsData, flags: noFlags(recoverRun)},
+	{name: "sync", help: "a kiosk of a fleet: push its backlog to the central now", needs: needsGame, json: true, flags: syncFlags},
+	{name: "verify", args: "FILE", min: 1, max: 1, help: "recompute a closed block's Merkle root from its units (JSON lines, - for stdin)", flags: verifyFlags},
+	{name: "version", help: "the release, the commit and the binary's SHA-256", flags: noFlags(versionRun)},
+
+	{name: "central init", help: "create or migrate the central's schema", needs: needsCentral, flags: noFlags(centralInit)},
+	{name: "central emission create", help: "draw an emission's blocks, cut in packs", needs: needsCentral, json: true, flags: centralEmissionFlags},
+	{name: "central kiosk add", args: "ID", min: 1, max: 1, help: "register a kiosk; prints its connection string, once", needs: needsCentral, json: true, flags: noFlags(centralKioskAdd)},
+	{name: "central kiosks", help: "the fleet: each kiosk online or not, its backlog and packs; each stake's progress", needs: needsCentral, json: true, flags: noFlags(centralKiosks)},
+	{name: "central blocks", help: "the central's blocks, their commitments, and the seeds of closed ones", needs: needsCentral, json: true, flags: noFlags(centralBlocks)},
+	{name: "central show", args: "TICKET", min: 1, max: 1, help: "a unit sold by any kiosk", needs: needsCentral, json: true, flags: noFlags(centralShow)},
+	{name: "central units", args: "BLOCK", min: 1, max: 1, help: "a closed block's sold units as JSON lines, for verify", needs: needsCentral, flags: noFlags(centralUnits)},
+	{name: "central pack void", args: "PACK", min: 1, max: 1, help: "void a lost kiosk's pack", needs: needsCentral, flags: centralVoidFlags},
+	{name: "central audit", help: "the fleet audit; exit 1 on any finding", needs: needsCentral, json: true, flags: noFlags(centralAudit)},
+	{name: "central report", args: "[BLOCK]", max: 1, help: "per kiosk and day; --closing: closed blocks' closing reports", needs: needsCentral, json: true, flags: centralReportFlags},
+}
+
+// windowCommand is the command line without a command: the game's window.
+var windowCommand = command{help: "open the game window", needs: needsWindow}
+
+// noFlags is a command that declares no flag of its own.
+func noFlags(run func(*call) error) func(*flag.FlagSet) func(*call) error {
+	return func(*flag.FlagSet) func(*call) error { return run }
+}
+
+// find is the command named name, or nil.
+func find(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// isGroup says whether name is the first words of commands' names
+// ("wallet", "central kiosk").
+func isGroup(name string) bool {
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// subcommands words what may follow the group name: "show, credit or payout".
+func subcommands(group string) string {
+	var next []string
+	for _, c := range commands {
+		if rest, ok := strings.CutPrefix(c.name, group+" "); ok {
+			if w, _, _ := strings.Cut(rest, " "); !slices.Contains(next, w) {
+				next = append(next, w)
+			}
+		}
+	}
+	if len(next) < 2 {
+		return strings.Join(next, "")
+	}
+	return strings.Join(next[:len(next)-1], ", ") + " or " + next[len(next)-1]
+}
+
+// synopsis is cmd as typed, with its own flags and arguments.
+func synopsis(cmd *command) string {
+	words := []string{"starfortune"}
+	if name, ok := strings.CutPrefix(cmd.name, "central "); ok {
+		words = append(words, "central --db URL", name)
+	} else if cmd.name != "" {
+		words = append(words, cmd.name)
+	}
+	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+	if cmd.flags != nil {
+		cmd.flags(fs)
+	} else {
+		(&windowFlags{}).declare(fs)
+	}
+	var required, optional []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "kiosk" {
+			return // the old name of --fullscreen
+		}
+		name, _ := flag.UnquoteUsage(f)
+		w := "--" + f.Name
+		if name != "" {
+			w += " " + name
+		}
+		if strings.HasPrefix(f.Usage, "required") {
+			required = append(required, w)
+		} else {
+			optional = append(optional, "["+w+"]")
+		}
+	})
+	words = append(append(words, required...), optional...)
+	if cmd.json {
+		words = append(words, "[--json]")
+	}
+	if cmd.args != "" {
+		words = append(words, cmd.args)
+	}
+	return strings.Join(words, " ")
+}
+
+// printUsage prints every command with its one-line help.
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Star Fortune — kiosk lottery game.\n\nUsage:\n")
+	for _, c := range append([]*command{&windowCommand}, pointers(commands)...) {
+		fmt.Fprintf(w, "  %s\n        %s\n", synopsis(c), c.help)
+	}
+	fmt.Fprintf(w, `
+Every command also takes:
+  --data DIR        the data directory (default %s)
+  --config FILE     the settings file (TOML; default $XDG_CONFIG_HOME/starfortune/starfortune.toml when it exists)
+  --central URL --kiosk-id ID
+                    a kiosk of a fleet: units come from the central's packs (or the settings file's [central] url and kiosk_id)
+Central commands take the central's connection string as its owner: --db URL (postgres://… or host=/socket/dir port=… dbname=…).
+The window speaks French unless --lang, the settings file's language or an English system locale (LC_ALL, LC_MESSAGES, LANG) says "en".
+--kiosk is the old name of --fullscreen, and --kiosk ID of --kiosk-id ID (both kept for one release).
+starfortune help lists the commands; starfortune COMMAND --help prints one command's flags.
+`, storage.DefaultDir())
+}
+
+// printCommandHelp prints one command's synopsis and flags.
+func printCommandHelp(w io.Writer, cmd *command) {
+	fmt.Fprintf(w, "usage: %s\n  %s\n", synopsis(cmd), cmd.help)
+	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+	cmd.flags(fs)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func pointers(cs []command) []*command {
+	out := make([]*command, len(cs))
+	for i := range cs {
+		out[i] = &cs[i]
+	}
+	return out
+}
