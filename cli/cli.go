@@ -79,7 +79,7 @@ type call struct {
 	shared *shared
 	lang   string // the window's --lang: the settings' language
 	conf   config.Config
-	data   dataDir
+	data   DataDir
 	logger zerolog.Logger
 	svc    *engine.Service // needsGame
 	store  *storage.Store  // needsGame
@@ -305,7 +305,7 @@ func (c *call) settings() error {
 			return fmt.Errorf("--kiosk-id %s names a kiosk of a fleet: give --central URL too (or [central] url in the settings file)", sh.kioskID)
 		}
 	}
-	c.conf, c.data = conf, dataDir(conf.DataDir)
+	c.conf, c.data = conf, DataDir(conf.DataDir)
 	return nil
 }
 

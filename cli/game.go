@@ -28,22 +28,25 @@ import (
 	"starfortune/ui"
 )
 
-// dataDir is the layout of a data directory.
-type dataDir string
+// DataDir is the layout of a data directory.
+type DataDir string
 
-func (d dataDir) store() string   { return filepath.Join(string(d), "db") }
-func (d dataDir) journal() string { return filepath.Join(string(d), "journal", "journal.sfj") }
+// Store is the directory of the Badger store.
+func (d DataDir) Store() string { return filepath.Join(string(d), "db") }
 
-// withGame opens the store, the journal and the game on the data directory,
+// Journal is the journal's file.
+func (d DataDir) Journal() string { return filepath.Join(string(d), "journal", "journal.sfj") }
+
+// WithGame opens the store, the journal and the game on the data directory,
 // runs fn, and closes them in order. A terminal found out of service still
 // runs fn (reads work) after a warning on stderr.
-func withGame(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
-	store, err := storage.Open(d.store(), logger)
+func WithGame(ctx context.Context, d DataDir, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
+	store, err := storage.Open(d.Store(), logger)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	j, err := journal.Open(d.journal())
+	j, err := journal.Open(d.Journal())
 	if err != nil {
 		return err
 	}
@@ -73,7 +76,7 @@ func runGame(c *call, run func(*call) error) error {
 	}
 	defer closeFleet()
 	cfg.Fleet = fleet
-	return withGame(c.ctx, c.data, cfg, c.logger, c.stderr, func(svc *engine.Service, store *storage.Store) error {
+	return WithGame(c.ctx, c.data, cfg, c.logger, c.stderr, func(svc *engine.Service, store *storage.Store) error {
 		c.svc, c.store = svc, store
 		return run(c)
 	})

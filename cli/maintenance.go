@@ -49,7 +49,7 @@ func backupRun(c *call) error {
 	if err := store.Backup(staged); err != nil {
 		return fmt.Errorf("back up the store: %w", err)
 	}
-	journalFile, err := os.Open(c.data.journal())
+	journalFile, err := os.Open(c.data.Journal())
 	if err != nil {
 		return fmt.Errorf("back up the journal: %w", err)
 	}
@@ -84,7 +84,7 @@ func backupRun(c *call) error {
 
 func restoreRun(c *call) error {
 	d, logger, args, out := c.data, c.logger, c.args, c.out
-	for _, p := range []string{d.store(), d.journal()} {
+	for _, p := range []string{d.Store(), d.Journal()} {
 		if _, err := os.Stat(p); err == nil {
 			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
 		}
@@ -92,7 +92,7 @@ func restoreRun(c *call) error {
 	// The backup is restored beside its places and moved in once whole,
 	// so that a restore cut short (a power cut) leaves no store that
 	// opens with part of the backup. Copies left by one are started over.
-	store, jpath := d.store()+".restoring", d.journal()+".restoring"
+	store, jpath := d.Store()+".restoring", d.Journal()+".restoring"
 	if err := errors.Join(os.RemoveAll(store), os.RemoveAll(jpath)); err != nil {
 		return err
 	}
@@ -137,10 +137,10 @@ func restoreRun(c *call) error {
 	}
 	// The journal first: cut between the two, the start finds the store
 	// behind its journal, says so, and recover rebuilds it.
-	if err := fsync.Rename(jpath, d.journal()); err != nil {
+	if err := fsync.Rename(jpath, d.Journal()); err != nil {
 		return err
 	}
-	if err := fsync.Rename(store, d.store()); err != nil {
+	if err := fsync.Rename(store, d.Store()); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
@@ -170,13 +170,13 @@ func restoreJournal(path string, r io.Reader) error {
 // which is then kept aside for investigation, and the result is audited.
 func recoverRun(c *call) error {
 	ctx, d, logger, out := c.ctx, c.data, c.logger, c.out
-	j, err := journal.Open(d.journal()) // locked: fails while a kiosk runs on d
+	j, err := journal.Open(d.Journal()) // locked: fails while a kiosk runs on d
 	if err != nil {
 		return err
 	}
 	defer j.Close()
 	if j.Head().Seq == 0 {
-		return fmt.Errorf("the journal %s is empty: nothing to recover from", d.journal())
+		return fmt.Errorf("the journal %s is empty: nothing to recover from", d.Journal())
 	}
 	if err := j.Entries(func(engine.JournalEntry) error { return nil }); err != nil {
 		return fmt.Errorf("the journal is damaged, nothing was changed (restore a backup instead): %w", err)
@@ -186,7 +186,7 @@ func recoverRun(c *call) error {
 	} else if ahead != "" {
 		return fmt.Errorf("nothing was changed: %s", ahead)
 	}
-	building := d.store() + ".recovering"
+	building := d.Store() + ".recovering"
 	if err := os.RemoveAll(building); err != nil {
 		return err
 	}
@@ -201,9 +201,9 @@ func recoverRun(c *call) error {
 	if err != nil {
 		return fmt.Errorf("%w (the old store is untouched; the partial one is in %s)", err, building)
 	}
-	if _, err := os.Stat(d.store()); err == nil {
-		aside := d.store() + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := fsync.Rename(d.store(), aside); err != nil {
+	if _, err := os.Stat(d.Store()); err == nil {
+		aside := d.Store() + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
+		if err := fsync.Rename(d.Store(), aside); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "the old store is kept in %s\n", aside)
@@ -211,7 +211,7 @@ func recoverRun(c *call) error {
 	}
 	// Cut between the two renames, the next start finds no store, makes
 	// an empty one behind the journal and says so; recover runs again.
-	if err := fsync.Rename(building, d.store()); err != nil {
+	if err := fsync.Rename(building, d.Store()); err != nil {
 		return err
 	}
 	j.Close()
@@ -222,11 +222,11 @@ func recoverRun(c *call) error {
 // storeAhead says why recovering from a journal at head would lose what the
 // old store holds, or "" when it would not (or the old store cannot open:
 // then the journal is all there is).
-func storeAhead(ctx context.Context, d dataDir, head engine.JournalHead, logger zerolog.Logger) (string, error) {
-	if _, err := os.Stat(d.store()); err != nil {
+func storeAhead(ctx context.Context, d DataDir, head engine.JournalHead, logger zerolog.Logger) (string, error) {
+	if _, err := os.Stat(d.Store()); err != nil {
 		return "", nil
 	}
-	store, err := storage.Open(d.store(), logger)
+	store, err := storage.Open(d.Store(), logger)
 	if errors.Is(err, engine.ErrInUse) {
 		return "", err
 	}
@@ -248,7 +248,7 @@ func storeAhead(ctx context.Context, d dataDir, head engine.JournalHead, logger 
 // auditAfter opens the game on the data directory it restored or
 // recovered, and audits it.
 func auditAfter(c *call) error {
-	return withGame(c.ctx, c.data, c.conf.Engine(), c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	return WithGame(c.ctx, c.data, c.conf.Engine(), c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err
 		}

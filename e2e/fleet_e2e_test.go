@@ -1,9 +1,7 @@
-//go:build !race
-
 // Three kiosk processes sell a whole block: minutes, so `make fleet-e2e`
-// runs it, not make test; never under the race detector.
+// runs it, not make test.
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -46,9 +44,8 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "--data", dirs[id], "--central", urls[id], "--kiosk", id,
+			cmd := exec.Command(starfortune(t), "--data", dirs[id], "--central", urls[id], "--kiosk-id", id,
 				"play", "--stake", "0.5", "--n", fmt.Sprint(size), "--batch", "2048")
-			cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			err := cmd.Run()

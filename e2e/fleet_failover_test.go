@@ -1,6 +1,4 @@
-//go:build !race
-
-package main
+package e2e
 
 import (
 	"context"

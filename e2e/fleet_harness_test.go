@@ -1,10 +1,8 @@
-//go:build !race
-
 // Kiosk processes selling against a central for the fleet's fault tests
 // (failover, soak): minutes of child processes, never under the race
 // detector (make test runs these without it).
 
-package main
+package e2e
 
 import (
 	"bufio"
@@ -24,6 +22,7 @@ import (
 // printed, that is sold, durable and shown to a player.
 type kioskProc struct {
 	id, dir, url string
+	bin          string // the shipped binary
 
 	mu      sync.Mutex
 	printed map[string]saleJSON // by ticket
@@ -33,15 +32,14 @@ type kioskProc struct {
 
 func newKioskProc(t *testing.T, db, id string) *kioskProc {
 	t.Helper()
-	return &kioskProc{id: id, dir: t.TempDir(), url: fleetKiosk(t, db, id), printed: map[string]saleJSON{}}
+	return &kioskProc{id: id, dir: t.TempDir(), url: fleetKiosk(t, db, id), bin: starfortune(t), printed: map[string]saleJSON{}}
 }
 
 // play runs `play ARGS --json` of the kiosk as a child process (connected
 // to url) and keeps what it prints. It returns the child's stderr and how
 // it ended.
 func (k *kioskProc) play(url string, args ...string) (string, error) {
-	cmd := exec.Command(os.Args[0], append([]string{"--data", k.dir, "--central", url, "--kiosk", k.id, "play", "--json"}, args...)...)
-	cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
+	cmd := exec.Command(k.bin, append([]string{"--data", k.dir, "--central", url, "--kiosk-id", k.id, "play", "--json"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

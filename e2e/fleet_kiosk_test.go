@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -51,7 +51,7 @@ func fleetKiosk(t *testing.T, db, id string) string {
 // kioskCLI runs the command line of kiosk id connected to url.
 func kioskCLI(t *testing.T, dir, url, id string, args ...string) (string, string, int) {
 	t.Helper()
-	return cli(t, dir, append([]string{"--central", url, "--kiosk", id}, args...)...)
+	return cli(t, dir, append([]string{"--central", url, "--kiosk-id", id}, args...)...)
 }
 
 func mustKiosk(t *testing.T, dir, url, id string, args ...string) string {
@@ -235,9 +235,8 @@ func TestFleetKioskKilledDuringSync(t *testing.T) {
 	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "200000")
 	printed := map[string]bool{}
 	for round := range 4 {
-		cmd := exec.Command(os.Args[0], "--data", dir, "--central", url, "--kiosk", "k1",
+		cmd := exec.Command(starfortune(t), "--data", dir, "--central", url, "--kiosk-id", "k1",
 			"play", "--stake", "0.5", "--n", "100000", "--batch", fmt.Sprint(1+rand.IntN(40)), "--json")
-		cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
 		stdout, _ := cmd.StdoutPipe()
 		var stderr safeBuffer
 		cmd.Stderr = &stderr

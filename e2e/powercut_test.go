@@ -1,6 +1,8 @@
-package main
+package e2e
 
 import (
+	sf "starfortune/cli"
+
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -20,7 +22,6 @@ import (
 
 	"starfortune/internal/powercut"
 	"starfortune/journal"
-	"starfortune/storage"
 )
 
 // The power-cut test runs the program on internal/powercut's file system
@@ -41,30 +42,6 @@ func cutRounds() int {
 		return n
 	}
 	return 10
-}
-
-// Children of the power-cut test size Badger small (STARFORTUNE_TUNING), so
-// that memtable flushes, compactions and, with "vlog", value-log garbage
-// collection happen within the seconds a round lasts.
-var tunings = map[string]storage.Tuning{
-	"small": {MemTableSize: 1 << 20, BaseTableSize: 256 << 10, ValueLogFileSize: 1 << 20, ValueThreshold: 64 << 10},
-	"vlog": {MemTableSize: 1 << 20, BaseTableSize: 256 << 10, ValueLogFileSize: 1 << 20,
-		ValueThreshold: 64, GCInterval: 100 * time.Millisecond, GCDiscardRatio: 0.05},
-}
-
-// tuneChild applies the tuning a power-cut test's child was given; a child
-// with "vlog" prints a line when a round of value-log GC starts and ends.
-func tuneChild(name string) {
-	tn, ok := tunings[name]
-	if !ok {
-		return
-	}
-	if name == "vlog" {
-		tn.OnGC = func(event string) {
-			fmt.Fprintf(os.Stdout, "{\"op\":\"gc-%s\"}\n", event)
-		}
-	}
-	storage.Tune(tn)
 }
 
 // A cut scenario: what the child does when the power goes.
@@ -206,20 +183,17 @@ func fileKind(p string) string {
 	return base
 }
 
-// torture starts the fault suite's child on the mounted data directory.
+// torture starts the workload on the mounted data directory, its Badger
+// sized small (tuning) so that flushes, compactions and, with "vlog",
+// value-log garbage collection happen within the seconds a round lasts.
 func (c *cutTest) torture(round int, tuning string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "STARFORTUNE_TORTURE="+filepath.Join(c.mnt, "data"),
-		fmt.Sprint("STARFORTUNE_TORTURE_SEED=", 1000+round), "STARFORTUNE_TUNING="+tuning)
-	return cmd
+	return tortureCmd(c.t, filepath.Join(c.mnt, "data"), 1000+round, tuning)
 }
 
 // cli starts the program's command line on the mounted data directory dir
 // (relative to the mount).
 func (c *cutTest) cli(dir string, args ...string) *exec.Cmd {
-	cmd := child(filepath.Join(c.mnt, dir), args...)
-	cmd.Env = append(cmd.Env, "STARFORTUNE_TUNING=small")
-	return cmd
+	return child(c.t, filepath.Join(c.mnt, dir), args...)
 }
 
 // played records a torture child's printed operations and says what was
@@ -393,8 +367,8 @@ func (c *cutTest) cutDuringRestore(round int) {
 	c.phases["backup/restore/recover"]++
 	acked := slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "audit OK") })
 	restored := filepath.Join(c.backing, dir)
-	_, serr := os.Stat(dataDir(restored).store())
-	_, jerr := os.Stat(dataDir(restored).journal())
+	_, serr := os.Stat(sf.DataDir(restored).Store())
+	_, jerr := os.Stat(sf.DataDir(restored).Journal())
 	if serr != nil && jerr != nil {
 		// Cut before anything was moved in: nothing was restored.
 		if acked {
@@ -456,7 +430,7 @@ func (c *cutTest) cutDuringMigration(round int) {
 // last entry (a whole entry in version 1).
 func downgrade(t *testing.T, dir string) {
 	t.Helper()
-	j, err := journal.Open(dataDir(dir).journal())
+	j, err := journal.Open(sf.DataDir(dir).Journal())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +443,7 @@ func downgrade(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := badger.Open(badger.DefaultOptions(dataDir(dir).store()).WithLogger(nil).WithSyncWrites(true).
+	db, err := badger.Open(badger.DefaultOptions(sf.DataDir(dir).Store()).WithLogger(nil).WithSyncWrites(true).
 		WithMemTableSize(1 << 20).WithValueLogFileSize(1 << 20).WithValueThreshold(64 << 10))
 	if err != nil {
 		t.Fatal(err)
@@ -517,7 +491,7 @@ func (c *cutTest) check() {
 			c.t.Fatalf("recover after a cut: status %d\n%s%s", code, out, errOut)
 		}
 	}
-	checkAfterKill(c.t, c.data(), c.printed, c.known)
+	checkAfterKill(c.t, c.data(), "small", c.printed, c.known)
 }
 
 // needRecover notes a start that refused to serve; what it said must be
@@ -547,8 +521,6 @@ func reason(said string) string {
 
 func TestPowerCuts(t *testing.T) {
 	powercut.Require(t)
-	storage.Tune(tunings["small"]) // this process opens the children's stores too
-	t.Cleanup(func() { storage.Tune(storage.Tuning{}) })
 	c := &cutTest{t: t, root: t.TempDir(), phases: map[string]int{}, recovers: map[string]int{}}
 	c.mnt = filepath.Join(c.root, "mnt")
 	os.Mkdir(c.mnt, 0o755)

@@ -1,6 +1,8 @@
-package main
+package e2e
 
 import (
+	sf "starfortune/cli"
+
 	"bufio"
 	"context"
 	"fmt"
@@ -43,7 +45,7 @@ func TestSoundInTheRealWindow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the real window takes about a minute")
 	}
-	bin := windowBinary(t)
+	bin := starfortune(t)
 
 	t.Run("plays", func(t *testing.T) {
 		data := t.TempDir()
@@ -172,7 +174,7 @@ func TestSoundInTheRealWindow(t *testing.T) {
 
 		// The engine, not the window, says GO happened.
 		ctx := context.Background()
-		err = withGame(ctx, dataDir(data), DefaultConfig().Engine(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+		err = sf.WithGame(ctx, sf.DataDir(data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 			s, unfinished, err := svc.Unfinished(ctx, engine.DemoPlayer)
 			switch {
 			case err != nil:
@@ -214,20 +216,6 @@ func missing(t *testing.T, what string) {
 	t.Skipf("%s is missing", what)
 }
 
-// windowBinary is the game with its OpenGL driver: STARFORTUNE_BIN, or
-// built now (the tests' own binary has Fyne's test driver).
-func windowBinary(t *testing.T) string {
-	if bin := os.Getenv("STARFORTUNE_BIN"); bin != "" {
-		return bin
-	}
-	bin := filepath.Join(t.TempDir(), "starfortune")
-	cmd := exec.Command("go", "build", "-tags", "no_emoji", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building the window: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // winningUnfinishedUnit sells units in data until one wins with both pucks
 // on spots, and leaves that one unrevealed; the others are played out.
 func winningUnfinishedUnit(t *testing.T, data string) engine.Sale {
@@ -244,7 +232,7 @@ func unfinishedUnit(t *testing.T, data, what string, want func(engine.Sale) bool
 	t.Helper()
 	ctx := context.Background()
 	var found engine.Sale
-	err := withGame(ctx, dataDir(data), DefaultConfig().Engine(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	err := sf.WithGame(ctx, sf.DataDir(data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		for range 200 {
 			sales, err := svc.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 100, Count: 1, Actor: "test"})
 			if err != nil {

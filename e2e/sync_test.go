@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -29,8 +29,7 @@ func TestSaleSyncsTwoFiles(t *testing.T) {
 	syncs := func(n int) int {
 		trace := filepath.Join(t.TempDir(), "trace")
 		cmd := exec.Command(strace, "-f", "-qq", "-e", "trace=msync,fsync,fdatasync", "-o", trace,
-			os.Args[0], "--data", dir, "play", "--stake", "1", "--n", strconv.Itoa(n))
-		cmd.Env = append(os.Environ(), "STARFORTUNE_AS_MAIN=1")
+			starfortune(t), "--data", dir, "play", "--stake", "1", "--n", strconv.Itoa(n))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("play --n %d under strace: %v\n%s", n, err, out)
 		}

@@ -61,3 +61,12 @@ func (t Tuning) gcInterval() time.Duration {
 	}
 	return gcInterval
 }
+
+// PowerCutTunings are the tunings of the power-cut tests' workloads:
+// "small" makes memtable flushes and compactions happen within the seconds
+// a round lasts, "vlog" value-log garbage collection too.
+var PowerCutTunings = map[string]Tuning{
+	"small": {MemTableSize: 1 << 20, BaseTableSize: 256 << 10, ValueLogFileSize: 1 << 20, ValueThreshold: 64 << 10},
+	"vlog": {MemTableSize: 1 << 20, BaseTableSize: 256 << 10, ValueLogFileSize: 1 << 20,
+		ValueThreshold: 64, GCInterval: 100 * time.Millisecond, GCDiscardRatio: 0.05},
+}
