@@ -81,7 +81,7 @@ func (a *Admin) Init(ctx context.Context) ([]string, error) {
 // program writes.
 func (a *Admin) CheckSchema(ctx context.Context) error {
 	var v int
-	err := a.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
+	err := a.pool.QueryRow(ctx, query("schema_version")).Scan(&v)
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == "42P01" { // undefined table
 		return ErrNotInitialised
@@ -124,16 +124,16 @@ func (a *Admin) CreateEmission(ctx context.Context, stake engine.Cents, n, packS
 	}
 	em := Emission{StakeCents: int64(stake), PackSize: packSize}
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "LOCK TABLE emissions IN EXCLUSIVE MODE"); err != nil {
+		if _, err := tx.Exec(ctx, query("emission_lock")); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, "SELECT coalesce(max(id), 0) + 1 FROM emissions").Scan(&em.ID); err != nil {
+		if err := tx.QueryRow(ctx, query("emission_next")).Scan(&em.ID); err != nil {
 			return err
 		}
 		if em.ID > 99 {
 			return ErrEmissions
 		}
-		if _, err := tx.Exec(ctx, "INSERT INTO emissions (id, stake_cents, pack_size) VALUES ($1, $2, $3)", em.ID, int(stake), packSize); err != nil {
+		if _, err := tx.Exec(ctx, query("emission_insert"), em.ID, int(stake), packSize); err != nil {
 			return err
 		}
 		if err := insertLeafTails(ctx, tx, stake); err != nil {
@@ -171,12 +171,12 @@ const storedLevel = 4
 func insertLeafTails(ctx context.Context, tx pgx.Tx, stake engine.Cents) error {
 	ref := engine.BlockRef{Stake: stake}
 	var batch pgx.Batch
+	insert := query("leaf_tail_insert")
 	for t := range engine.NumTiers {
 		for _, u := range engine.Scripts(t) {
 			leaf := engine.AppendLeaf(nil, ref, 0, engine.Hash{}, u)
 			enc := u.Encode()
-			batch.Queue("INSERT INTO leaf_tails (stake_cents, unit, tail) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-				int(stake), enc[:], leaf[32+2+2+4+4:])
+			batch.Queue(insert, int(stake), enc[:], leaf[32+2+2+4+4:])
 		}
 	}
 	return tx.SendBatch(ctx, &batch).Close()
@@ -191,7 +191,7 @@ func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]eng
 	if err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO block_seeds (block_id, seed) VALUES ($1, $2)", id, b.Seed[:]); err != nil {
+	if _, err := tx.Exec(ctx, query("block_seed_insert"), id, b.Seed[:]); err != nil {
 		return err
 	}
 	for lv, hs := range levels {
@@ -203,11 +203,11 @@ func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]eng
 		for _, h := range hs {
 			buf.Write(h[:])
 		}
-		if _, err := tx.Exec(ctx, "INSERT INTO block_levels (block_id, level, hashes) VALUES ($1, $2, $3)", id, lv, buf.Bytes()); err != nil {
+		if _, err := tx.Exec(ctx, query("block_level_insert"), id, lv, buf.Bytes()); err != nil {
 			return err
 		}
 	}
-	_, err = tx.Exec(ctx, "INSERT INTO block_cursors (block_id, size, pack_size) VALUES ($1, $2, $3)", id, b.Len(), packSize)
+	_, err = tx.Exec(ctx, query("block_cursor_insert"), id, b.Len(), packSize)
 	return err
 }
 
@@ -221,6 +221,10 @@ type Kiosk struct {
 }
 
 var kioskID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// currentDatabaseSQL names the database, which prefixes its kiosk roles and
+// their group role (migrations/0002).
+const currentDatabaseSQL = "SELECT current_database()"
 
 // AddKiosk creates kiosk id: a LOGIN role (scram-sha-256, a random
 // password) whose only right is membership of the kiosk group, and returns
@@ -241,7 +245,7 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 	k := Kiosk{ID: id}
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
 		var db string
-		if err := tx.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		if err := tx.QueryRow(ctx, currentDatabaseSQL).Scan(&db); err != nil {
 			return err
 		}
 		k.Role = db + "_k_" + id
@@ -249,21 +253,20 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 			return fmt.Errorf("%w: role name %q is longer than PostgreSQL's 63 bytes", ErrBadKioskID, k.Role)
 		}
 		var exists bool
-		if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM kiosks WHERE id = $1) OR EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $2)", id, k.Role).Scan(&exists); err != nil {
+		if err := tx.QueryRow(ctx, query("kiosk_exists"), id, k.Role).Scan(&exists); err != nil {
 			return err
 		}
 		if exists {
 			return fmt.Errorf("%w: %s", ErrKioskExists, id)
 		}
 		var stmt string
-		if err := tx.QueryRow(ctx, "SELECT format('CREATE ROLE %I LOGIN PASSWORD %L IN ROLE %I', $1::text, $2::text, $3::text)",
-			k.Role, verifier, db+"_kiosk").Scan(&stmt); err != nil {
+		if err := tx.QueryRow(ctx, query("kiosk_role"), k.Role, verifier, db+"_kiosk").Scan(&stmt); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, "INSERT INTO kiosks (id, role) VALUES ($1, $2) RETURNING created_at", id, k.Role).Scan(&k.CreatedAt)
+		return tx.QueryRow(ctx, query("kiosk_insert"), id, k.Role).Scan(&k.CreatedAt)
 	})
 	if err != nil {
 		return Kiosk{}, fmt.Errorf("central: kiosk add: %w", err)
@@ -309,21 +312,30 @@ type Block struct {
 	Seed       string     `json:"seed,omitempty"`
 }
 
+// blockRow is a block as sql/blocks_list.sql reads it.
+type blockRow struct {
+	blockRefCols
+	Size     int64      `db:"size"`
+	Sold     int64      `db:"sold"`
+	Voided   int64      `db:"voided"`
+	Next     int64      `db:"next"`
+	Root     []byte     `db:"root"`
+	ClosedAt *time.Time `db:"closed_at"`
+	Seed     []byte     `db:"seed"` // NULL until the block closes
+}
+
 // Blocks lists the blocks of every emission.
 func (a *Admin) Blocks(ctx context.Context) ([]Block, error) {
 	rows, err := a.pool.Query(ctx, query("blocks_list"))
 	if err != nil {
 		return nil, fmt.Errorf("central: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Block, error) {
-		var b Block
-		var em, stake, num int
-		var root, seed []byte
-		err := r.Scan(&em, &stake, &num, &b.Size, &b.Sold, &b.Voided, &b.HandedOut, &root, &b.ClosedAt, &seed)
-		b.ID = engine.BlockRef{Emission: uint16(em), Stake: engine.Cents(stake), Number: uint32(num)}.String()
-		b.StakeCents, b.Commitment, b.Closed = int64(stake), hex.EncodeToString(root), b.ClosedAt != nil
-		if seed != nil {
-			b.Seed = hex.EncodeToString(seed)
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Block, error) {
+		r, err := pgx.RowToStructByName[blockRow](row)
+		b := Block{ID: r.blockRef().String(), StakeCents: int64(r.StakeCents), Size: r.Size, Sold: r.Sold, Voided: r.Voided,
+			HandedOut: r.Next, Commitment: hex.EncodeToString(r.Root), Closed: r.ClosedAt != nil, ClosedAt: r.ClosedAt}
+		if r.Seed != nil {
+			b.Seed = hex.EncodeToString(r.Seed)
 		}
 		return b, err
 	})
@@ -335,7 +347,8 @@ func (a *Admin) Blocks(ctx context.Context) ([]Block, error) {
 
 // Show finds a sold unit of the fleet.
 func (a *Admin) Show(ctx context.Context, t engine.Ticket) (engine.FleetSale, error) {
-	s, err := scanSale(a.pool.QueryRow(ctx, query("sale_show"), t.String()), t)
+	rows, _ := a.pool.Query(ctx, query("sale_show"), t.String())
+	s, err := collectSale(rows, t)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("%w: %s was not sold by any kiosk of the fleet (or not synced yet)", engine.ErrUnknownTicket, t)
 	}
@@ -358,19 +371,20 @@ func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.F
 		return nil, err
 	}
 	rows, _ := a.pool.Query(ctx, query("block_sales"), int(ref.Emission), int(ref.Stake), int(ref.Number))
-	var out []engine.FleetSale
-	var pos int64
-	var s engine.FleetSale
-	var seq int64
-	var unit []byte
-	_, err := pgx.ForEachRow(rows, []any{&pos, &s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed}, func() error {
-		u, err := engine.DecodeUnit(unit)
+	type positioned struct {
+		Position int64 `db:"position"`
+		fleetSaleRow
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (engine.FleetSale, error) {
+		r, err := pgx.RowToStructByName[positioned](row)
 		if err != nil {
-			return fmt.Errorf("position %d: %w", pos, err)
+			return engine.FleetSale{}, err
 		}
-		s.Ticket, s.Seq, s.Unit = engine.Ticket{Block: ref, Index: uint32(pos)}, uint64(seq), u
-		out = append(out, s)
-		return nil
+		s, err := r.sale(engine.Ticket{Block: ref, Index: uint32(r.Position)})
+		if err != nil {
+			return s, fmt.Errorf("position %d: %w", r.Position, err)
+		}
+		return s, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("central: %w", err)
@@ -378,22 +392,38 @@ func (a *Admin) BlockSales(ctx context.Context, ref engine.BlockRef) ([]engine.F
 	return out, nil
 }
 
-// scanSale reads kiosk, pack, seq, sold_at, player, unit, revealed.
-func scanSale(row pgx.Row, t engine.Ticket) (engine.FleetSale, error) {
-	s := engine.FleetSale{Ticket: t}
-	var unit []byte
-	var seq int64
-	if err := row.Scan(&s.Kiosk, &s.Pack, &seq, &s.Time, &s.Player, &unit, &s.Revealed); err != nil {
-		return s, err
-	}
-	s.Seq = uint64(seq)
-	u, err := engine.DecodeUnit(unit)
-	if err != nil {
-		return s, err
-	}
-	s.Unit = u
-	return s, nil
+// fleetSaleRow is a sold unit as sql/sale_show.sql and lookup_ticket()
+// read it (and sql/block_sales.sql, with its position).
+type fleetSaleRow struct {
+	Kiosk    string    `db:"kiosk"`
+	Pack     string    `db:"pack"`
+	Seq      int64     `db:"seq"`
+	SoldAt   time.Time `db:"sold_at"`
+	Player   string    `db:"player"`
+	Unit     []byte    `db:"unit"`
+	Revealed bool      `db:"revealed"`
 }
+
+// sale is the row as the sale of ticket t.
+func (r fleetSaleRow) sale(t engine.Ticket) (engine.FleetSale, error) {
+	u, err := engine.DecodeUnit(r.Unit)
+	return engine.FleetSale{Seq: uint64(r.Seq), Kiosk: r.Kiosk, Pack: r.Pack, Ticket: t, Time: r.SoldAt, Player: r.Player,
+		Unit: u, Revealed: r.Revealed}, err
+}
+
+// collectSale reads the sale of ticket t that rows hold (a failed query's
+// error comes from rows): pgx.ErrNoRows if none.
+func collectSale(rows pgx.Rows, t engine.Ticket) (engine.FleetSale, error) {
+	r, err := pgx.CollectOneRow(rows, pgx.RowToStructByName[fleetSaleRow])
+	if err != nil {
+		return engine.FleetSale{Ticket: t}, err
+	}
+	return r.sale(t)
+}
+
+// closeIfDoneSQL closes block $1 (revealing its seed) once every position
+// is sold or voided (migrations/0002).
+const closeIfDoneSQL = "SELECT sf_close_if_done($1)"
 
 // VoidPack voids a pack whose kiosk is lost: its unsold positions will never
 // be sold, and count as voided for the block's closure. Sales of the pack
@@ -419,7 +449,7 @@ func (a *Admin) VoidPack(ctx context.Context, serial, reason string) error {
 		if _, err := tx.Exec(ctx, query("pack_void"), serial, reason); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "SELECT sf_close_if_done($1)", block)
+		_, err = tx.Exec(ctx, closeIfDoneSQL, block)
 		return err
 	})
 	if err != nil {

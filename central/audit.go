@@ -20,26 +20,54 @@ type AuditReport struct {
 	Findings []string `json:"findings"`
 }
 
+// auditBlockRow is a block as sql/audit_blocks.sql reads it.
+type auditBlockRow struct {
+	ID int64 `db:"id"`
+	blockRefCols
+	Size     int    `db:"size"`
+	Root     []byte `db:"root"`
+	Units    []byte `db:"units"`
+	Closed   bool   `db:"closed"`
+	Revealed []byte `db:"revealed"` // NULL until closed
+	Secret   []byte `db:"secret"`
+	Next     int    `db:"next"`
+	Sold     int    `db:"sold"`
+	Voided   int    `db:"voided"`
+}
+
 // auditBlock is a block as the audit reads it, with what it tallies.
 type auditBlock struct {
-	id                  int64
+	auditBlockRow
 	ref                 engine.BlockRef
-	size                int
 	root                engine.Hash
-	units               []byte
-	closed              bool
-	revealed, secret    []byte
-	next, sold, voided  int
 	packs               []auditPack
 	soldAt              []bool // position sold, per the sales rows
 	countSold           int
 	soldTally, allTally engine.Tally
 }
 
+// auditPack is a pack as sql/audit_packs.sql reads it, with its sales
+// counted.
 type auditPack struct {
-	serial, status string
-	first, count   int
-	sold           int
+	Serial  string `db:"serial"`
+	BlockID int64  `db:"block_id"`
+	First   int    `db:"first"`
+	Count   int    `db:"count"`
+	Status  string `db:"status"`
+	sold    int
+}
+
+// auditSale is a sale as sql/audit_sales.sql reads it.
+type auditSale struct {
+	Ticket     string `db:"ticket"`
+	BlockID    int64  `db:"block_id"`
+	Position   int    `db:"position"`
+	Pack       string `db:"pack_serial"`
+	Kiosk      string `db:"kiosk"`
+	Seq        int64  `db:"seq"`
+	StakeCents int64  `db:"stake_cents"`
+	PrizeCents int64  `db:"prize_cents"`
+	Unit       []byte `db:"unit"`
 }
 
 type auditKiosk struct {
@@ -70,24 +98,21 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 		packs := map[string]*auditPack{}
 		packBlock := map[string]*auditBlock{}
 		rows, _ := tx.Query(ctx, query("audit_packs"))
-		var serial, status string
-		var blockID int64
-		var first, count int
-		_, err = pgx.ForEachRow(rows, []any{&serial, &blockID, &first, &count, &status}, func() error {
-			b := byID[blockID]
-			b.packs = append(b.packs, auditPack{serial: serial, status: status, first: first, count: count})
-			return nil
-		})
+		all, err := pgx.CollectRows(rows, pgx.RowToStructByName[auditPack])
 		if err != nil {
 			return err
 		}
+		for _, p := range all {
+			b := byID[p.BlockID]
+			b.packs = append(b.packs, p)
+		}
 		for _, b := range blocks {
 			for i := range b.packs {
-				packs[b.packs[i].serial], packBlock[b.packs[i].serial] = &b.packs[i], b
+				packs[b.packs[i].Serial], packBlock[b.packs[i].Serial] = &b.packs[i], b
 			}
 		}
 		kiosks := map[string]*auditKiosk{}
-		rows, _ = tx.Query(ctx, "SELECT id, last_sale_seq, last_movement_seq FROM kiosks ORDER BY id")
+		rows, _ = tx.Query(ctx, query("audit_kiosks"))
 		var kid string
 		var lastSale, lastMove int64
 		if _, err := pgx.ForEachRow(rows, []any{&kid, &lastSale, &lastMove}, func() error {
@@ -98,55 +123,54 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 		}
 		rep.Kiosks = len(kiosks)
 
-		var ticket, pack string
-		var pos int
-		var seq, stake, prize int64
-		var unit []byte
 		rows, _ = tx.Query(ctx, query("audit_sales"))
-		_, err = pgx.ForEachRow(rows, []any{&ticket, &blockID, &pos, &pack, &kid, &seq, &stake, &prize, &unit}, func() error {
+		err = forEachRowByName(rows, func(s auditSale) error {
 			rep.Sales++
-			b, p, k := byID[blockID], packs[pack], kiosks[kid]
+			b, p, k := byID[s.BlockID], packs[s.Pack], kiosks[s.Kiosk]
 			if k != nil {
-				k.saleSeqs = append(k.saleSeqs, seq)
-				k.salesNet += engine.Cents(stake - prize)
+				k.saleSeqs = append(k.saleSeqs, s.Seq)
+				k.salesNet += engine.Cents(s.StakeCents - s.PrizeCents)
 			}
-			if b == nil || p == nil || packBlock[pack] != b {
-				find("ticket %s: sale of an unknown block or of a pack of another block (%s)", ticket, pack)
+			if b == nil || p == nil || packBlock[s.Pack] != b {
+				find("ticket %s: sale of an unknown block or of a pack of another block (%s)", s.Ticket, s.Pack)
 				return nil
 			}
-			if pos < 0 || pos >= b.size {
-				find("ticket %s: position %d beyond block %s", ticket, pos, b.ref)
+			pos := s.Position
+			if pos < 0 || pos >= b.Size {
+				find("ticket %s: position %d beyond block %s", s.Ticket, pos, b.ref)
 				return nil
 			}
-			if pos < p.first || pos >= p.first+p.count {
-				find("ticket %s: position %d outside its pack %s [%d, %d)", ticket, pos, pack, p.first, p.first+p.count)
+			if pos < p.First || pos >= p.First+p.Count {
+				find("ticket %s: position %d outside its pack %s [%d, %d)", s.Ticket, pos, s.Pack, p.First, p.First+p.Count)
 			}
 			if b.soldAt[pos] {
-				find("ticket %s: position %d of block %s sold twice", ticket, pos, b.ref)
+				find("ticket %s: position %d of block %s sold twice", s.Ticket, pos, b.ref)
 			}
 			b.soldAt[pos] = true
 			b.countSold++
 			p.sold++
 			t := engine.Ticket{Block: b.ref, Index: uint32(pos)}
-			want, err := engine.DecodeUnit(b.units[pos*engine.UnitSize : (pos+1)*engine.UnitSize])
+			unit := b.Units[pos*engine.UnitSize : (pos+1)*engine.UnitSize]
+			want, err := engine.DecodeUnit(unit)
 			if err != nil {
 				find("block %s: unit %d: %v", b.ref, pos, err)
 				return nil
 			}
-			if ticket != t.String() {
-				find("ticket %s: recorded for position %d of block %s, whose ticket is %s", ticket, pos, b.ref, t)
+			if s.Ticket != t.String() {
+				find("ticket %s: recorded for position %d of block %s, whose ticket is %s", s.Ticket, pos, b.ref, t)
 			}
-			if !bytes.Equal(unit, b.units[pos*engine.UnitSize:(pos+1)*engine.UnitSize]) {
-				find("ticket %s: sold outcome differs from the block's unit", ticket)
+			if !bytes.Equal(s.Unit, unit) {
+				find("ticket %s: sold outcome differs from the block's unit", s.Ticket)
 			}
+			stake, prize := s.StakeCents, s.PrizeCents
 			if engine.Cents(stake) != b.ref.Stake || engine.Cents(prize) != want.Prize(b.ref.Stake) {
-				find("ticket %s: stake %s and prize %s recorded, the block says %s and %s", ticket,
+				find("ticket %s: stake %s and prize %s recorded, the block says %s and %s", s.Ticket,
 					engine.Cents(stake), engine.Cents(prize), b.ref.Stake, want.Prize(b.ref.Stake))
 			}
 			if tier := engine.TierOf(prize / max(stake, 1)); tier >= 0 && prize%max(stake, 1) == 0 {
 				b.soldTally[tier]++
 			} else {
-				find("ticket %s: prize %s is no tier of the table", ticket, engine.Cents(prize))
+				find("ticket %s: prize %s is no tier of the table", s.Ticket, engine.Cents(prize))
 			}
 			return nil
 		})
@@ -158,8 +182,9 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 		}
 
 		// Conflicts recorded by the pushes: the sale was refused, never merged.
-		var reason string
-		rows, _ = tx.Query(ctx, "SELECT kiosk, seq, ticket, reason FROM sale_conflicts ORDER BY id")
+		var ticket, reason string
+		var seq int64
+		rows, _ = tx.Query(ctx, query("audit_sale_conflicts"))
 		if _, err := pgx.ForEachRow(rows, []any{&kid, &seq, &ticket, &reason}, func() error {
 			find("ticket %s: %s (kiosk %s, sale %d)", ticket, reason, kid, seq)
 			if k := kiosks[kid]; k != nil {
@@ -169,7 +194,7 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 		}); err != nil {
 			return err
 		}
-		rows, _ = tx.Query(ctx, "SELECT kiosk, seq, reason FROM movement_conflicts ORDER BY id")
+		rows, _ = tx.Query(ctx, query("audit_movement_conflicts"))
 		if _, err := pgx.ForEachRow(rows, []any{&kid, &seq, &reason}, func() error {
 			find("kiosk %s: movement %d: %s", kid, seq, reason)
 			if k := kiosks[kid]; k != nil {
@@ -181,9 +206,8 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 		}
 		var kind string
 		var debit, credit int64
-		var mticket *string
-		rows, _ = tx.Query(ctx, "SELECT kiosk, seq, kind, debit_cents, credit_cents, ticket FROM movements")
-		if _, err := pgx.ForEachRow(rows, []any{&kid, &seq, &kind, &debit, &credit, &mticket}, func() error {
+		rows, _ = tx.Query(ctx, query("audit_movements"))
+		if _, err := pgx.ForEachRow(rows, []any{&kid, &seq, &kind, &debit, &credit}, func() error {
 			k := kiosks[kid]
 			if k == nil {
 				return nil
@@ -226,22 +250,16 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 	return rep, nil
 }
 
+// auditLoadBlocks reads every block, in id order and by id.
 func auditLoadBlocks(ctx context.Context, tx pgx.Tx) ([]*auditBlock, map[int64]*auditBlock, error) {
 	var blocks []*auditBlock
 	byID := map[int64]*auditBlock{}
 	rows, _ := tx.Query(ctx, query("audit_blocks"))
-	var b auditBlock
-	var em, stake, num int
-	var root []byte
-	_, err := pgx.ForEachRow(rows, []any{&b.id, &em, &stake, &num, &b.size, &root, &b.units, &b.closed, &b.revealed, &b.secret,
-		&b.next, &b.sold, &b.voided}, func() error {
-		nb := b
-		nb.ref = engine.BlockRef{Emission: uint16(em), Stake: engine.Cents(stake), Number: uint32(num)}
-		copy(nb.root[:], root)
-		nb.units = bytes.Clone(b.units)
-		nb.soldAt = make([]bool, max(nb.size, 0))
-		blocks = append(blocks, &nb)
-		byID[nb.id] = &nb
+	err := forEachRowByName(rows, func(r auditBlockRow) error {
+		b := &auditBlock{auditBlockRow: r, ref: r.blockRef(), soldAt: make([]bool, max(r.Size, 0))}
+		copy(b.root[:], r.Root)
+		blocks = append(blocks, b)
+		byID[b.ID] = b
 		return nil
 	})
 	return blocks, byID, err
@@ -250,58 +268,58 @@ func auditLoadBlocks(ctx context.Context, tx pgx.Tx) ([]*auditBlock, map[int64]*
 // auditBlockCounts checks a block's root, tiling, counts and closure.
 func auditBlockCounts(b *auditBlock, find func(string, ...any)) {
 	var secret engine.Seed
-	copy(secret[:], b.secret)
-	if root, err := engine.Commit(b.ref, secret, b.units); err != nil || root != b.root || len(b.units) != b.size*engine.UnitSize {
+	copy(secret[:], b.Secret)
+	if root, err := engine.Commit(b.ref, secret, b.Units); err != nil || root != b.root || len(b.Units) != b.Size*engine.UnitSize {
 		find("block %s: its units and seed do not lead to the published root %s", b.ref, b.root)
 	}
-	if b.closed {
+	if b.Closed {
 		var seed engine.Seed
-		copy(seed[:], b.revealed)
-		if !bytes.Equal(b.revealed, b.secret) {
+		copy(seed[:], b.Revealed)
+		if !bytes.Equal(b.Revealed, b.Secret) {
 			find("block %s: the revealed seed is not the block's seed", b.ref)
-		} else if g := engine.GenerateBlock(b.ref, seed); g.Commitment != b.root || !bytes.Equal(g.Units, b.units) {
+		} else if g := engine.GenerateBlock(b.ref, seed); g.Commitment != b.root || !bytes.Equal(g.Units, b.Units) {
 			find("block %s: does not regenerate from its revealed seed to its published root", b.ref)
 		}
 	}
-	at, voided, unsold := 0, 0, b.size-b.next
+	at, voided, unsold := 0, 0, b.Size-b.Next
 	for _, p := range b.packs {
-		if p.first != at {
-			find("block %s: pack %s starts at %d, the packs before end at %d (overlap or gap)", b.ref, p.serial, p.first, at)
+		if p.First != at {
+			find("block %s: pack %s starts at %d, the packs before end at %d (overlap or gap)", b.ref, p.Serial, p.First, at)
 		}
-		at = p.first + p.count
+		at = p.First + p.Count
 		switch {
-		case p.status == "voided":
-			voided += p.count - p.sold
-			for i := p.first; i < p.first+p.count && i < b.size; i++ {
+		case p.Status == "voided":
+			voided += p.Count - p.sold
+			for i := p.First; i < p.First+p.Count && i < b.Size; i++ {
 				if !b.soldAt[i] {
-					b.allTally[b.units[i*engine.UnitSize]]++
+					b.allTally[b.Units[i*engine.UnitSize]]++
 				}
 			}
 		default:
-			unsold += p.count - p.sold
+			unsold += p.Count - p.sold
 		}
 	}
-	if at != b.next {
-		find("block %s: packs cover positions up to %d, its cursor is at %d", b.ref, at, b.next)
+	if at != b.Next {
+		find("block %s: packs cover positions up to %d, its cursor is at %d", b.ref, at, b.Next)
 	}
-	if b.countSold+voided+unsold != b.size {
-		find("block %s: sold %d + voided %d + unsold %d ≠ %d", b.ref, b.countSold, voided, unsold, b.size)
+	if b.countSold+voided+unsold != b.Size {
+		find("block %s: sold %d + voided %d + unsold %d ≠ %d", b.ref, b.countSold, voided, unsold, b.Size)
 	}
-	if b.countSold != b.sold || voided != b.voided {
+	if b.countSold != b.Sold || voided != b.Voided {
 		find("block %s: %d sales and %d voided units on record, its closure counts %d and %d (a sale row deleted or added?)",
-			b.ref, b.countSold, voided, b.sold, b.voided)
+			b.ref, b.countSold, voided, b.Sold, b.Voided)
 	}
 	switch {
-	case b.closed && unsold != 0:
+	case b.Closed && unsold != 0:
 		find("block %s: closed with %d positions neither sold nor voided", b.ref, unsold)
-	case b.closed:
+	case b.Closed:
 		for t := range b.allTally {
 			b.allTally[t] += b.soldTally[t]
 		}
 		if b.allTally != engine.TableTally() {
 			find("block %s: sold and voided units tally %v, the prize table %v", b.ref, b.allTally, engine.TableTally())
 		}
-	case unsold == 0 && b.countSold == b.sold:
+	case unsold == 0 && b.countSold == b.Sold:
 		find("block %s: every position sold or voided but the block is not closed", b.ref)
 	}
 }

@@ -4,7 +4,10 @@
 // operator's side (the owner role); Client is a kiosk's side, implementing
 // engine.Central through the SECURITY DEFINER functions that are a kiosk
 // role's only rights. SQL lives in embedded files beside it: migrations/
-// (applied in order by Init) and sql/ (one query each).
+// (applied in order by Init; history, never edited once released) and sql/
+// (one statement each, read by one query call); the one-line calls of the
+// schema's functions (claim_pack, heartbeat…) are named constants beside
+// their use. No statement is written twice (sql_test.go checks all this).
 package central
 
 import (
@@ -96,7 +99,7 @@ func migrateTo(ctx context.Context, conn *pgx.Conn, upTo int) ([]string, error) 
 		return nil, err
 	}
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('starfortune central migrations'))"); err != nil {
+		if err := lockMigrations(ctx, tx); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, query("schema_migrations"))
@@ -111,17 +114,17 @@ func migrateTo(ctx context.Context, conn *pgx.Conn, upTo int) ([]string, error) 
 			break
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('starfortune central migrations'))"); err != nil {
+			if err := lockMigrations(ctx, tx); err != nil {
 				return err
 			}
 			var done bool
-			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", m.version).Scan(&done); err != nil || done {
+			if err := tx.QueryRow(ctx, query("migration_applied"), m.version).Scan(&done); err != nil || done {
 				return err
 			}
 			if _, err := tx.Exec(ctx, m.sql); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)", m.version, m.name)
+			_, err := tx.Exec(ctx, query("migration_insert"), m.version, m.name)
 			if err == nil {
 				applied = append(applied, m.name)
 			}
@@ -134,6 +137,12 @@ func migrateTo(ctx context.Context, conn *pgx.Conn, upTo int) ([]string, error) 
 	return applied, nil
 }
 
+// lockMigrations takes the migrations' advisory lock until tx ends.
+func lockMigrations(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, query("migration_lock"))
+	return err
+}
+
 // latestVersion is the version of the last embedded migration.
 func latestVersion() int {
 	ms, err := migrations()
@@ -141,6 +150,36 @@ func latestVersion() int {
 		panic(fmt.Sprintf("central: embedded migrations: %v", err))
 	}
 	return ms[len(ms)-1].version
+}
+
+// forEachRowByName calls fn with each row of rows scanned by column name
+// into a T (pgx.RowToStructByName), one at a time: pgx.CollectRows for a
+// result too large to hold whole. It closes rows; a failed query's error
+// comes from rows.Err, as with pgx.ForEachRow.
+func forEachRowByName[T any](rows pgx.Rows, fn func(T) error) error {
+	defer rows.Close()
+	for rows.Next() {
+		v, err := pgx.RowToStructByName[T](rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(v); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// blockRefCols are a block reference's columns (blocks.emission,
+// stake_cents, number), embedded in the structs rows are scanned into.
+type blockRefCols struct {
+	Emission   int `db:"emission"`
+	StakeCents int `db:"stake_cents"`
+	Number     int `db:"number"`
+}
+
+func (c blockRefCols) blockRef() engine.BlockRef {
+	return engine.BlockRef{Emission: uint16(c.Emission), Stake: engine.Cents(c.StakeCents), Number: uint32(c.Number)}
 }
 
 // translate maps the kiosk functions' SQLSTATEs (migrations/0002) and

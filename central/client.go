@@ -42,43 +42,61 @@ func Open(ctx context.Context, url string) (*Client, error) {
 // Close closes the connections.
 func (c *Client) Close() { c.pool.Close() }
 
+// claimPackSQL hands the kiosk a pack at stake $1 (migrations/0002).
+const claimPackSQL = "SELECT * FROM claim_pack($1)"
+
 // ClaimPack implements engine.Central. The pack is not verified here: the
 // caller verifies it before selling from it.
 func (c *Client) ClaimPack(ctx context.Context, stake engine.Cents) (engine.Pack, error) {
-	p, err := scanPack(c.pool.QueryRow(ctx, "SELECT * FROM claim_pack($1)", int(stake)))
+	rows, _ := c.pool.Query(ctx, claimPackSQL, int(stake))
+	p, err := collectPack(rows)
 	if err != nil {
 		return p, fmt.Errorf("claim a pack: %w", err)
 	}
 	return p, nil
 }
 
+// fetchPackSQL sends the kiosk its pack $1 again (migrations/0002).
+const fetchPackSQL = "SELECT * FROM fetch_pack($1)"
+
 // FetchPack implements engine.Central.
 func (c *Client) FetchPack(ctx context.Context, serial string) (engine.Pack, error) {
-	p, err := scanPack(c.pool.QueryRow(ctx, "SELECT * FROM fetch_pack($1)", serial))
+	rows, _ := c.pool.Query(ctx, fetchPackSQL, serial)
+	p, err := collectPack(rows)
 	if err != nil {
 		return p, fmt.Errorf("fetch pack %s: %w", serial, err)
 	}
 	return p, nil
 }
 
-// scanPack reads a pack as sf_pack_payload returns it.
-func scanPack(row pgx.Row) (engine.Pack, error) {
-	var p engine.Pack
-	var em, st, num, size, first, count int
-	var salts, proof, root []byte
-	if err := row.Scan(&p.Serial, &em, &st, &num, &size, &first, &count, &p.Units, &salts, &proof, &root); err != nil {
-		return p, translate(err)
+// packRow is a pack as sf_pack_payload returns it (claim_pack, fetch_pack).
+type packRow struct {
+	Serial string `db:"serial"`
+	blockRefCols
+	Size  int    `db:"size"`
+	First int    `db:"first"`
+	Count int    `db:"count"`
+	Units []byte `db:"units"`
+	Salts []byte `db:"salts"`
+	Proof []byte `db:"proof"`
+	Root  []byte `db:"root"`
+}
+
+// collectPack reads the pack of a claim_pack or fetch_pack query (a failed
+// query's error comes from rows).
+func collectPack(rows pgx.Rows) (engine.Pack, error) {
+	r, err := pgx.CollectOneRow(rows, pgx.RowToStructByName[packRow])
+	if err != nil {
+		return engine.Pack{}, translate(err)
 	}
-	p.Block = engine.BlockRef{Emission: uint16(em), Stake: engine.Cents(st), Number: uint32(num)}
-	p.Size, p.First = uint32(size), uint32(first)
-	var err error
-	if p.Salts, err = hashes(salts); err == nil {
-		p.Proof, err = hashes(proof)
+	p := engine.Pack{Serial: r.Serial, Block: r.blockRef(), Size: uint32(r.Size), First: uint32(r.First), Units: r.Units}
+	if p.Salts, err = hashes(r.Salts); err == nil {
+		p.Proof, err = hashes(r.Proof)
 	}
-	if err != nil || len(root) != 32 || len(p.Units) != count*engine.UnitSize {
+	if err != nil || len(r.Root) != 32 || len(p.Units) != r.Count*engine.UnitSize {
 		return p, fmt.Errorf("%w: malformed pack %s", engine.ErrBadProof, p.Serial)
 	}
-	copy(p.Root[:], root)
+	copy(p.Root[:], r.Root)
 	return p, nil
 }
 
@@ -120,7 +138,7 @@ func (c *Client) PushSales(ctx context.Context, sales []engine.FleetSale) (engin
 			Player: s.Player, StakeCents: int64(s.Ticket.Block.Stake), PrizeCents: int64(s.Unit.Prize(s.Ticket.Block.Stake)),
 			Unit: hex.EncodeToString(u[:]), Revealed: s.Revealed}
 	}
-	return c.push(ctx, "push_sales", rows)
+	return c.push(ctx, "push_sales", pushSalesSQL, rows)
 }
 
 // movementRow is a movement as push_movements reads it.
@@ -146,35 +164,51 @@ func (c *Client) PushMovements(ctx context.Context, ms []engine.FleetMovement) (
 			rows[i].Ticket = &t
 		}
 	}
-	return c.push(ctx, "push_movements", rows)
+	return c.push(ctx, "push_movements", pushMovementsSQL, rows)
 }
 
-func (c *Client) push(ctx context.Context, fn string, rows any) (engine.PushResult, error) {
+// The two pushes: a JSON array of saleRow or movementRow in, one row of
+// applied, duplicates, conflicts and last_seq out (migrations/0002).
+const (
+	pushSalesSQL     = "SELECT * FROM push_sales($1::jsonb)"
+	pushMovementsSQL = "SELECT * FROM push_movements($1::jsonb)"
+)
+
+// push sends rows, JSON-encoded, to the push function fn through its query.
+func (c *Client) push(ctx context.Context, fn, sql string, rows any) (engine.PushResult, error) {
 	var r engine.PushResult
 	b, err := json.Marshal(rows)
 	if err != nil {
 		return r, err
 	}
 	var applied, dup, conf, last int64
-	err = c.pool.QueryRow(ctx, "SELECT * FROM "+fn+"($1::jsonb)", string(b)).Scan(&applied, &dup, &conf, &last)
-	if err != nil {
+	if err := c.pool.QueryRow(ctx, sql, string(b)).Scan(&applied, &dup, &conf, &last); err != nil {
 		return r, fmt.Errorf("%s: %w", fn, translate(err))
 	}
 	return engine.PushResult{Applied: int(applied), Duplicates: int(dup), Conflicts: int(conf), LastSeq: uint64(last)}, nil
 }
 
+// releasePackSQL returns pack $1's positions from $2 on to the central,
+// which cuts them into a new pack whose serial it returns (migrations/0002).
+const releasePackSQL = "SELECT release_pack($1, $2)"
+
 // ReleasePack implements engine.Central.
 func (c *Client) ReleasePack(ctx context.Context, serial string, from uint32) (string, error) {
 	var s string
-	if err := c.pool.QueryRow(ctx, "SELECT release_pack($1, $2)", serial, int64(from)).Scan(&s); err != nil {
+	if err := c.pool.QueryRow(ctx, releasePackSQL, serial, int64(from)).Scan(&s); err != nil {
 		return "", fmt.Errorf("release pack %s: %w", serial, translate(err))
 	}
 	return s, nil
 }
 
+// lookupTicketSQL finds a sold unit by ticket, rationed for blocks in play
+// (migrations/0003): the columns of sql/sale_show.sql, the owner's way.
+const lookupTicketSQL = "SELECT * FROM lookup_ticket($1)"
+
 // LookupTicket implements engine.Central.
 func (c *Client) LookupTicket(ctx context.Context, t engine.Ticket) (engine.FleetSale, error) {
-	s, err := scanSale(c.pool.QueryRow(ctx, "SELECT * FROM lookup_ticket($1)", t.String()), t)
+	rows, _ := c.pool.Query(ctx, lookupTicketSQL, t.String())
+	s, err := collectSale(rows, t)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("%w: %s is not a sale of the fleet (or not synced yet)", engine.ErrUnknownTicket, t)
 	}
@@ -184,10 +218,14 @@ func (c *Client) LookupTicket(ctx context.Context, t engine.Ticket) (engine.Flee
 	return s, nil
 }
 
+// kioskStateSQL is what the central knows of the kiosk, as JSON
+// (migrations/0002).
+const kioskStateSQL = "SELECT kiosk_state()"
+
 // KioskState implements engine.Central.
 func (c *Client) KioskState(ctx context.Context) (engine.KioskState, error) {
 	var raw []byte
-	if err := c.pool.QueryRow(ctx, "SELECT kiosk_state()").Scan(&raw); err != nil {
+	if err := c.pool.QueryRow(ctx, kioskStateSQL).Scan(&raw); err != nil {
 		return engine.KioskState{}, fmt.Errorf("kiosk state: %w", translate(err))
 	}
 	var j struct {

@@ -9,21 +9,33 @@ import (
 	"starfortune/engine"
 )
 
+// heartbeatSQL records that the kiosk lives with a backlog of $1 and
+// returns the central's clock (migrations/0003).
+const heartbeatSQL = "SELECT heartbeat($1)"
+
 // Heartbeat implements engine.Central: the kiosk lives, and backlog of its
 // sales and movements are not at the central yet (migrations/0003).
 func (c *Client) Heartbeat(ctx context.Context, backlog int) (time.Time, error) {
 	var t time.Time
-	if err := c.pool.QueryRow(ctx, "SELECT heartbeat($1)", max(backlog, 0)).Scan(&t); err != nil {
+	if err := c.pool.QueryRow(ctx, heartbeatSQL, max(backlog, 0)).Scan(&t); err != nil {
 		return t, fmt.Errorf("heartbeat: %w", translate(err))
 	}
 	return t, nil
 }
 
+// The fleet view's two doors (migrations/0003): fleet_view() is a kiosk
+// role's, a SECURITY DEFINER wrapper of sf_fleet_view(), the owner's; the
+// same JSON (fleetViewJSON) through either.
+const (
+	kioskFleetViewSQL = "SELECT fleet_view()"
+	ownerFleetViewSQL = "SELECT sf_fleet_view()"
+)
+
 // FleetView implements engine.Central through fleet_view(), a kiosk role's
 // right: the same counts support staff see with `central kiosks`.
 func (c *Client) FleetView(ctx context.Context) (engine.FleetView, error) {
 	var raw []byte
-	if err := c.pool.QueryRow(ctx, "SELECT fleet_view()").Scan(&raw); err != nil {
+	if err := c.pool.QueryRow(ctx, kioskFleetViewSQL).Scan(&raw); err != nil {
 		return engine.FleetView{}, fmt.Errorf("fleet view: %w", translate(err))
 	}
 	return decodeFleetView(raw)
@@ -33,7 +45,7 @@ func (c *Client) FleetView(ctx context.Context) (engine.FleetView, error) {
 // owner (`central kiosks`).
 func (a *Admin) FleetView(ctx context.Context) (engine.FleetView, error) {
 	var raw []byte
-	if err := a.pool.QueryRow(ctx, "SELECT sf_fleet_view()").Scan(&raw); err != nil {
+	if err := a.pool.QueryRow(ctx, ownerFleetViewSQL).Scan(&raw); err != nil {
 		return engine.FleetView{}, fmt.Errorf("central: fleet view: %w", err)
 	}
 	return decodeFleetView(raw)

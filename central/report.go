@@ -26,12 +26,12 @@ var (
 // stakes they took and the prizes they won; cash paid in (credits), demo
 // funds granted, cash paid out (payouts). Integer cents.
 type Figures struct {
-	Units       int64 `json:"units"`
-	StakeCents  int64 `json:"stake_cents"`
-	PrizeCents  int64 `json:"prize_cents"`
-	CreditCents int64 `json:"credit_cents"`
-	GrantCents  int64 `json:"grant_cents"`
-	PayoutCents int64 `json:"payout_cents"`
+	Units       int64 `json:"units" db:"units"`
+	StakeCents  int64 `json:"stake_cents" db:"stake_cents"`
+	PrizeCents  int64 `json:"prize_cents" db:"prize_cents"`
+	CreditCents int64 `json:"credit_cents" db:"credit_cents"`
+	GrantCents  int64 `json:"grant_cents" db:"grant_cents"`
+	PayoutCents int64 `json:"payout_cents" db:"payout_cents"`
 }
 
 func (f *Figures) add(g Figures) {
@@ -42,6 +42,13 @@ func (f *Figures) add(g Figures) {
 // KioskDay is one kiosk's figures for one day.
 type KioskDay struct {
 	Kiosk string `json:"kiosk"`
+	Figures
+}
+
+// kioskDayRow is a row of sql/report_daily.sql.
+type kioskDayRow struct {
+	Day   time.Time `db:"day"` // a date
+	Kiosk string    `db:"kiosk"`
 	Figures
 }
 
@@ -64,6 +71,9 @@ type DailyReport struct {
 	Days     []Day  `json:"days"`
 }
 
+// timeZoneSQL is the session's time zone, the days' of sql/report_daily.sql.
+const timeZoneSQL = "SELECT current_setting('TimeZone')"
+
 // DailyReport reports each kiosk's days from, to (YYYY-MM-DD, inclusive;
 // "" for no bound). Only days with activity are listed.
 func (a *Admin) DailyReport(ctx context.Context, from, to string) (DailyReport, error) {
@@ -82,21 +92,20 @@ func (a *Admin) DailyReport(ctx context.Context, from, to string) (DailyReport, 
 		return rep, fmt.Errorf("%w: %s is after %s", ErrBadPeriod, from, to)
 	}
 	err := pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, "SELECT current_setting('TimeZone')").Scan(&rep.TimeZone); err != nil {
+		if err := tx.QueryRow(ctx, timeZoneSQL).Scan(&rep.TimeZone); err != nil {
 			return err
 		}
 		rows, _ := tx.Query(ctx, query("report_daily"), bounds[0], bounds[1])
-		var day string
-		var k KioskDay
-		_, err := pgx.ForEachRow(rows, []any{&day, &k.Kiosk, &k.Units, &k.StakeCents, &k.PrizeCents, &k.CreditCents, &k.GrantCents, &k.PayoutCents}, func() error {
+		kds, err := pgx.CollectRows(rows, pgx.RowToStructByName[kioskDayRow])
+		for _, k := range kds {
+			day := k.Day.Format(time.DateOnly)
 			if n := len(rep.Days); n == 0 || rep.Days[n-1].Day != day {
 				rep.Days = append(rep.Days, Day{Day: day})
 			}
 			d := &rep.Days[len(rep.Days)-1]
-			d.Kiosks = append(d.Kiosks, k)
+			d.Kiosks = append(d.Kiosks, KioskDay{Kiosk: k.Kiosk, Figures: k.Figures})
 			d.Total.add(k.Figures)
-			return nil
-		})
+		}
 		return err
 	})
 	if err != nil {
@@ -185,35 +194,35 @@ func (a *Admin) ClosingReport(ctx context.Context, ref engine.BlockRef) (Closing
 	return reps[0], nil
 }
 
+// closingBlockRow is a closed block as sql/closing_blocks.sql reads it.
+type closingBlockRow struct {
+	ID int64 `db:"id"`
+	blockRefCols
+	Size     int        `db:"size"`
+	DrawnAt  time.Time  `db:"drawn_at"`
+	OpenedAt *time.Time `db:"opened_at"`
+	ClosedAt time.Time  `db:"closed_at"`
+	Root     []byte     `db:"root"`
+	Seed     []byte     `db:"seed"`
+}
+
 // closing builds the closing reports of the closed blocks (or of the one
 // of row id *only), one snapshot for all.
 func (a *Admin) closing(ctx context.Context, only *int64) ([]ClosingReport, error) {
 	out := []ClosingReport{}
 	err := pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		type blockRow struct {
-			id  int64
-			rep ClosingReport
-		}
-		var blocks []blockRow
 		rows, _ := tx.Query(ctx, query("closing_blocks"), only)
-		var b blockRow
-		var em, stake, num int
-		var root, seed []byte
-		_, err := pgx.ForEachRow(rows, []any{&b.id, &em, &stake, &num, &b.rep.Size, &b.rep.DrawnAt, &b.rep.OpenedAt, &b.rep.ClosedAt, &root, &seed}, func() error {
-			r := b.rep
-			r.Block = engine.BlockRef{Emission: uint16(em), Stake: engine.Cents(stake), Number: uint32(num)}.String()
-			r.StakeCents, r.Commitment, r.Seed = int64(stake), hex.EncodeToString(root), hex.EncodeToString(seed)
-			blocks = append(blocks, blockRow{b.id, r})
-			return nil
-		})
+		blocks, err := pgx.CollectRows(rows, pgx.RowToStructByName[closingBlockRow])
 		if err != nil {
 			return err
 		}
 		for _, b := range blocks {
-			if err := closingCounts(ctx, tx, b.id, &b.rep); err != nil {
-				return fmt.Errorf("block %s: %w", b.rep.Block, err)
+			rep := ClosingReport{Block: b.blockRef().String(), StakeCents: int64(b.StakeCents), Size: b.Size, DrawnAt: b.DrawnAt,
+				OpenedAt: b.OpenedAt, ClosedAt: b.ClosedAt, Commitment: hex.EncodeToString(b.Root), Seed: hex.EncodeToString(b.Seed)}
+			if err := closingCounts(ctx, tx, b.ID, &rep); err != nil {
+				return fmt.Errorf("block %s: %w", rep.Block, err)
 			}
-			out = append(out, b.rep)
+			out = append(out, rep)
 		}
 		return nil
 	})

@@ -19,7 +19,9 @@ WITH s AS (
 	 WHERE kind <> 'sale' AND ($1::date IS NULL OR at >= $1::date) AND ($2::date IS NULL OR at < $2::date + 1)
 	 GROUP BY 1, 2
 )
-SELECT to_char(day, 'YYYY-MM-DD'), kiosk, coalesce(s.units, 0)::bigint, coalesce(s.stakes, 0)::bigint, coalesce(s.prizes, 0)::bigint,
-       coalesce(m.credits, 0)::bigint, coalesce(m.grants, 0)::bigint, coalesce(m.payouts, 0)::bigint
+SELECT day, kiosk, coalesce(s.units, 0)::bigint AS units,
+       coalesce(s.stakes, 0)::bigint AS stake_cents, coalesce(s.prizes, 0)::bigint AS prize_cents,
+       coalesce(m.credits, 0)::bigint AS credit_cents, coalesce(m.grants, 0)::bigint AS grant_cents,
+       coalesce(m.payouts, 0)::bigint AS payout_cents
   FROM s FULL JOIN m USING (kiosk, day)
  ORDER BY day, kiosk
