@@ -26,8 +26,9 @@ deps:
 deps-window:
 	@./scripts/deps.sh --window
 
-## test: lint, the vendored Badger's check, race-checked tests with Fyne's
-## test driver, then the real window under Xvfb
+## test: lint, the vendored Badger's and Fyne's check, the packages' tests
+## under the race detector with Fyne's test driver (e2e/ starts the shipped
+## binary, built once), then the real window under Xvfb
 test: lint check-third-party unit smoke
 
 ## check-third-party: third_party/badger and third_party/fyne are upstream
@@ -36,9 +37,7 @@ check-third-party: deps
 	./scripts/check-third-party.sh
 
 unit: deps-window
-	$(GO) vet -tags ci,$(TAGS) ./...
-	$(GO) test -race -tags ci,$(TAGS) -timeout 20m -skip 'TestPowerCuts$$' ./...
-	$(GO) test -tags ci,$(TAGS) -timeout 10m -run 'TestWholeBlock|TestPowerCuts$$|TestFleetFailover' .   # too slow under -race: see wholeblock_test.go, powercut_test.go, fleet_harness_test.go
+	$(GO) test -race -tags ci,$(TAGS) -timeout 20m ./...
 	cd third_party/fyne && $(GO) test -count 1 -run 'Damage|Painted|Merge' ./internal/driver/glfw   # our patch's repaint of what changed; not under -race, which would rebuild go-gl's C
 
 ## smoke: the real binary under Xvfb: play a unit with the keyboard, check the history
@@ -55,17 +54,17 @@ fleet-demo: build
 ## fleet-e2e: three kiosk processes sell a whole block through a central's
 ## packs (about 3 minutes on two cores; not part of make test)
 fleet-e2e: deps
-	STARFORTUNE_FLEET_E2E=1 $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v . | grep -E '^(ok|FAIL|---|    )'
+	STARFORTUNE_FLEET_E2E=1 $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v ./e2e/ | grep -E '^(ok|FAIL|---|    )'
 
 ## fleet-soak: K kiosk processes (K=20) sell a whole block through a
 ## central's packs while kiosks are SIGKILLed, their network cut and the
 ## PostgreSQL server killed; prints the figures (not part of make test)
 fleet-soak: deps
-	STARFORTUNE_FLEET_SOAK=$${K:-20} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetSoak' -v . | grep -E '^(FLEETSOAK|ok|FAIL|---|    )'
+	STARFORTUNE_FLEET_SOAK=$${K:-20} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetSoak' -v ./e2e/ | grep -E '^(FLEETSOAK|ok|FAIL|---|    )'
 
 ## soak: the random-kill test at length (100 SIGKILLs), not part of make test
 soak: deps
-	STARFORTUNE_SOAK_KILLS=$${KILLS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestRandomKills' -count 1 -timeout 60m -v . | grep -E 'kills|^(ok|FAIL|---)'
+	STARFORTUNE_SOAK_KILLS=$${KILLS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestRandomKills' -count 1 -timeout 60m -v ./e2e/ | grep -E 'kills|^(ok|FAIL|---)'
 
 ## powercut: the power-cut test at length (100 cuts on a file system that
 ## loses what was not synced, see internal/powercut; CUTS=N for another
@@ -74,7 +73,7 @@ soak: deps
 powercut: deps
 	@mkdir -p bin
 	@echo "$${CUTS:-100} power cuts (about 5 s each; log in bin/powercut.log)"
-	@STARFORTUNE_POWERCUTS=$${CUTS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestPowerCuts$$' -count 1 -timeout 90m -v . >bin/powercut.log 2>&1; \
+	@STARFORTUNE_POWERCUTS=$${CUTS:-100} $(GO) test -tags ci,$(TAGS) -run 'TestPowerCuts$$' -count 1 -timeout 90m -v ./e2e/ >bin/powercut.log 2>&1; \
 	status=$$?; grep -E '^POWERCUT|^(ok|FAIL|--- )|_test.go:[0-9]+: [^rc]' bin/powercut.log; exit $$status
 
 ## bench: one line per budget, each against a baseline measured in the same

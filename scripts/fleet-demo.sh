@@ -68,8 +68,8 @@ top=$((h * 2 / 3)) # the kiosks above, the terminal below
 for k in k1 k2; do
 	url=$(central kiosk add "$k" --json | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
 	mkdir -p "$dir/$k"
-	# Windowed (no --kiosk): the demo's windows sit side by side.
-	printf '[central]\nurl = "%s"\nkiosk = "%s"\n' "$url" "$k" >"$dir/$k.toml"
+	# Windowed (no --fullscreen): the demo's windows sit side by side.
+	printf 'kiosk_id = "%s"\n[central]\nurl = "%s"\n' "$k" "$url" >"$dir/$k.toml"
 	printf '%s\n%s\n' "$pin" "$pin" | "$bin" --config "$dir/$k.toml" --data "$dir/$k" operator set-pin >/dev/null
 done
 

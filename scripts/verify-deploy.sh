@@ -24,7 +24,7 @@ out=$(analyze "$unit") || fail "systemd-analyze --user verify $unit:
 $out"
 [ -z "$out" ] || fail "systemd-analyze --user verify $unit warns:
 $out"
-for want in '^ExecStart=%h/\.local/bin/starfortune --kiosk' '^Restart=on-failure' '^RestartSec=' \
+for want in '^ExecStart=%h/\.local/bin/starfortune --fullscreen' '^Restart=on-failure' '^RestartSec=' \
 	'^Environment=DISPLAY=:0' '^WantedBy=graphical-session\.target'; do
 	grep -q "$want" "$unit" || fail "$unit has no line matching $want"
 done
