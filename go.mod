@@ -10,6 +10,7 @@ require (
 	github.com/ebitengine/oto/v3 v3.4.0
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/jackc/pgx/v5 v5.13.0
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rs/zerolog v1.35.1
 	github.com/transparency-dev/merkle v0.0.2
 	golang.org/x/sys v0.41.0
