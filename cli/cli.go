@@ -300,6 +300,9 @@ func (c *call) settings() error {
 		conf.CentralURL = sh.central
 	}
 	if sh.set["kiosk-id"] {
+		if err := config.CheckKiosk(sh.kioskID); err != nil {
+			return fmt.Errorf("--kiosk-id: %w", err)
+		}
 		conf.Kiosk = sh.kioskID
 		if conf.CentralURL == "" {
 			return fmt.Errorf("--kiosk-id %s names a kiosk of a fleet: give --central URL too (or [central] url in the settings file)", sh.kioskID)
@@ -375,5 +378,5 @@ func legacyID(s string) bool {
 	if strings.HasPrefix(s, "-") || s == "true" || s == "false" || find(s) != nil || isGroup(s) {
 		return false
 	}
-	return config.ValidKioskID(s)
+	return config.CheckKiosk(s) == nil
 }

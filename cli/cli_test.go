@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/pelletier/go-toml/v2"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -259,5 +261,25 @@ func TestLangFlagRejectsOtherLanguages(t *testing.T) {
 	code := run([]string{"--data", t.TempDir(), "--lang", "xx", "history"}, &out, &errOut)
 	if code != 2 || !strings.Contains(errOut.String(), `--lang must be "fr" or "en"`) {
 		t.Fatalf("status %d, stderr %q", code, errOut.String())
+	}
+}
+
+// The bundle the fyne CLI packages says the program's version.
+func TestFyneAppVersionIsTheProgramVersion(t *testing.T) {
+	var app struct {
+		Details struct{ Version, ID, Icon string }
+	}
+	data, err := os.ReadFile("../FyneApp.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := toml.Unmarshal(data, &app); err != nil {
+		t.Fatal(err)
+	}
+	if app.Details.Version != Version {
+		t.Errorf("FyneApp.toml says version %q, the program %q", app.Details.Version, Version)
+	}
+	if _, err := os.Stat(filepath.Join("..", app.Details.Icon)); err != nil {
+		t.Errorf("FyneApp.toml icon: %v", err)
 	}
 }

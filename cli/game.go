@@ -96,7 +96,7 @@ func runWindow(c *call, win *windowFlags) error {
 			return nil
 		})
 	}()
-	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.Kiosk, IdleTimeout: c.conf.IdleTimeout,
+	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.FleetKiosk(), IdleTimeout: c.conf.IdleTimeout,
 		Language: c.conf.Language, Version: Version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(c.data), "exports"),
 		Sounds: sound.Open(c.conf.Sound, slog.New(zerolog.NewSlogHandler(c.logger)))}
 	var openErr error

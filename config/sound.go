@@ -1,59 +1,41 @@
 package config
 
-import (
-	"slices"
-	"sort"
-	"strings"
-
-	"starfortune/sound"
-)
+import "fmt"
 
 // soundKeys are the keys of the settings file's [sound] table.
 var soundKeys = []string{"volume", "mute", "attract"}
 
-// parseSound reads the [sound] table v over s, reporting each mistake
-// through bad (as parseConfig does for the top-level keys):
+// sound reads the [sound] table t (which table has checked) into
+// p.cfg.Sound, a sound.Settings:
 //
 //	[sound]
 //	volume = 80      # 0 to 100 per cent
 //	mute = false     # true: no sound at all
 //	attract = false  # true: the attract screen chimes
-func parseSound(v any, s sound.Settings, bad func(key, format string, args ...any)) sound.Settings {
-	t, ok := v.(map[string]any)
-	if !ok {
-		bad("sound", "must be a table ([sound] with volume, mute, attract), got %s", describe(v))
-		return s
-	}
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !slices.Contains(soundKeys, k) {
-			bad("sound."+k, "unknown key (the [sound] table has %s)", strings.Join(soundKeys, ", "))
+func (p *parser) sound(t map[string]any) {
+	s := &p.cfg.Sound
+	p.check("sound.volume", t["volume"], func(v any) string {
+		n, ok := v.(int64)
+		switch {
+		case !ok:
+			return "must be an integer from 0 to 100 (per cent), got " + describe(v)
+		case n < 0 || n > 100:
+			return fmt.Sprintf("must be between 0 and 100 (per cent), got %d", n)
 		}
-	}
-	if x, ok := t["volume"]; ok {
-		if n, ok := x.(int64); !ok {
-			bad("sound.volume", "must be an integer from 0 to 100 (per cent), got %s", describe(x))
-		} else if n < 0 || n > 100 {
-			bad("sound.volume", "must be between 0 and 100 (per cent), got %d", n)
-		} else {
-			s.Volume = int(n)
-		}
-	}
+		s.Volume = int(n)
+		return ""
+	})
 	for _, k := range []struct {
 		name string
 		to   *bool
 	}{{"mute", &s.Mute}, {"attract", &s.Attract}} {
-		if x, ok := t[k.name]; ok {
-			if b, ok := x.(bool); !ok {
-				bad("sound."+k.name, "must be true or false, got %s", describe(x))
-			} else {
-				*k.to = b
+		p.check("sound."+k.name, t[k.name], func(v any) string {
+			b, ok := v.(bool)
+			if !ok {
+				return "must be true or false, got " + describe(v)
 			}
-		}
+			*k.to = b
+			return ""
+		})
 	}
-	return s
 }

@@ -43,6 +43,6 @@ else
 	echo "verify-deploy: desktop-file-validate missing (apt-get install desktop-file-utils): $desktop not checked"
 fi
 
-go test -tags ci -count=1 -run '^TestLoadConfigExampleFile$' . >"$tmp/go" 2>&1 || { cat "$tmp/go" >&2; fail "deploy/starfortune.toml"; }
-echo "verify-deploy: deploy/starfortune.toml loads with LoadConfig"
+go test -tags ci -count=1 -run '^TestLoadExampleFile$' ./config/ >"$tmp/go" 2>&1 || { cat "$tmp/go" >&2; fail "deploy/starfortune.toml"; }
+echo "verify-deploy: deploy/starfortune.toml loads with config.Load"
 echo "verify-deploy: OK"
