@@ -18,7 +18,7 @@ import (
 // cmdVerify recomputes a closed block's Merkle root from its units as JSON
 // lines (what `history --json`, `play --json` and `central show --json`
 // print) and its revealed seed. The leaf bytes are built here from the JSON
-// fields, as the README documents them, not by the engine's own encoder, so
+// fields, as docs/auditing.md documents them, not by the engine's own encoder, so
 // a pass shows that the documentation and the engine agree. Positions the
 // file lacks (units voided centrally, or a partial history) are drawn again
 // from the seed and counted in the report.

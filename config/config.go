@@ -15,9 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/internal/localeenv"
 	"starfortune/sound"
 	"starfortune/storage"
-	"starfortune/ui/localeenv"
 )
 
 // Config is a terminal's settings. Every field has a default (Default), so
@@ -32,7 +32,7 @@ type Config struct {
 	IdleTimeout    time.Duration // idle_timeout: "60s"; the attract screen starts after it
 	LogLevel       string        // log_level: debug, info, warn or error
 	DataDir        string        // data_dir: absolute, or starting with "~/"
-	// [central]: a kiosk of a fleet (README "Fleet"); no url: a lone kiosk.
+	// [central]: a kiosk of a fleet (docs/fleet.md); no url: a lone kiosk.
 	CentralURL   string        // url: the connection string `central kiosk add` printed
 	OfflineGrace time.Duration // offline_grace: selling without the central for at most this; "0s": never
 

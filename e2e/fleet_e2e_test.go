@@ -24,7 +24,7 @@ import (
 // Three kiosk processes sell one whole 0,50 € block together through packs
 // (play --batch), the block closes and its seed is revealed, the central's
 // audit is clean, and the root recomputes from the seed and the units the
-// kiosks sold, by a verifier written from the README alone (merkleRoot
+// kiosks sold, by a verifier written from docs/auditing.md alone (merkleRoot
 // below: the standard library only) and by `starfortune verify`.
 func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 	if os.Getenv("STARFORTUNE_FLEET_E2E") == "" {
@@ -93,7 +93,7 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 }
 
 // merkleRoot recomputes a block's root from its revealed seed and its units
-// as `history --json` prints them, exactly as the README's "Verifying a
+// as `history --json` prints them, exactly as docs/auditing.md's "Verifying a
 // block yourself" says, without the engine: SHA-256(seed || index) salts, RFC 6962
 // leaf and node hashes.
 func merkleRoot(file, seedHex string) (root string, n int, err error) {

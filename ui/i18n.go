@@ -12,8 +12,8 @@ import (
 	"fyne.io/fyne/v2/lang"
 
 	"starfortune/engine"
+	_ "starfortune/internal/localeenv" // a C.UTF-8 locale read as C before Fyne reads it
 	"starfortune/present"
-	_ "starfortune/ui/localeenv" // a C.UTF-8 locale read as C before Fyne reads it
 )
 
 // The labels are written in English in the code and translated by the JSON

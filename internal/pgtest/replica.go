@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Streaming replication, as the README's "A replicated central" sets it
+// Streaming replication, as docs/fleet.md's "A replicated central" sets it
 // up, for tests that fail a central over: a primary (NeedPrimary), standbys
 // made from it with pg_basebackup (StartStandby), synchronous commits
 // (SetSynchronous), promotion (Promote) and the old primary killed (Crash).

@@ -16,7 +16,7 @@
 // the standard library's os and strings, and Go initializes, among the
 // packages whose imports are ready, the one first by import path
 // ("starfortune/..." before "text/template", which Fyne's lang imports, and
-// which needs os too). TestNoLocaleNoiseOnStderr (package main) runs the
+// which needs os too). TestNoLocaleNoiseOnStderr (package e2e) runs the
 // program under C.UTF-8 and checks that stderr stays empty.
 package localeenv
 
