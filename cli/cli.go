@@ -127,41 +127,44 @@ func Main(args []string, p Program) int {
 	if p.Stdin == nil {
 		p.Stdin = os.Stdin
 	}
-	sh := &shared{data: storage.DefaultDir(), set: map[string]bool{}}
-	win := &windowFlags{}
-	top := flag.NewFlagSet("starfortune", flag.ContinueOnError)
-	top.SetOutput(io.Discard)
-	sh.declare(top)
-	win.declare(top)
-	if err := top.Parse(legacyKioskID(args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			printUsage(p.Stdout)
-			return 0
-		}
-		fmt.Fprintf(p.Stderr, "starfortune: %v\n", err)
-		printUsage(p.Stderr)
-		return 2
-	}
-	if top.Arg(0) == "help" {
-		printUsage(p.Stdout)
-		return 0
-	}
-	cmd, rest, err := lookup(top.Args(), sh)
-	if err != nil {
-		fmt.Fprintf(p.Stderr, "starfortune: %v\n", err)
-		return 2
-	}
-	top.Visit(func(f *flag.Flag) { sh.set[f.Name] = true })
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := &call{ctx: ctx, stdin: p.Stdin, out: p.Stdout, stderr: p.Stderr, shared: sh, lang: win.lang, logger: zerolog.Nop()}
-	var run func(*call) error
-	if cmd.name == "" {
-		run = func(c *call) error { return runWindow(c, win) }
-	} else if run, err = parseCommand(cmd, rest, c); err != nil {
+	c := &call{ctx: ctx, stdin: p.Stdin, out: p.Stdout, stderr: p.Stderr, logger: zerolog.Nop()}
+	cmd, run, err := parseLine(args, c)
+	if err != nil {
 		return exitStatus(cmd, err, p.Stderr)
 	}
 	return exitStatus(cmd, open(cmd, c, p, run), p.Stderr)
+}
+
+// parseLine parses a whole command line into c: the shared flags, the
+// command's words and its own flags and arguments. It returns the command
+// and its run function; flag.ErrHelp once it printed the help asked for.
+func parseLine(args []string, c *call) (*command, func(*call) error, error) {
+	c.shared = &shared{data: storage.DefaultDir(), set: map[string]bool{}}
+	win := &windowFlags{}
+	top := flag.NewFlagSet("starfortune", flag.ContinueOnError)
+	top.SetOutput(io.Discard)
+	c.shared.declare(top)
+	win.declare(top)
+	if err := top.Parse(legacyKioskID(args)); err != nil || top.Arg(0) == "help" {
+		if err == nil || errors.Is(err, flag.ErrHelp) {
+			printUsage(c.out)
+			return &windowCommand, nil, flag.ErrHelp
+		}
+		return &windowCommand, nil, usageError{err}
+	}
+	top.Visit(func(f *flag.Flag) { c.shared.set[f.Name] = true })
+	c.lang = win.lang
+	cmd, rest, err := lookup(top.Args(), c.shared)
+	if err != nil {
+		return &windowCommand, nil, err
+	}
+	if cmd.name == "" {
+		return cmd, func(c *call) error { return runWindow(c, win) }, nil
+	}
+	run, err := parseCommand(cmd, rest, c)
+	return cmd, run, err
 }
 
 // lookup finds the command that args name: its words, possibly with shared
@@ -196,7 +199,7 @@ func lookup(args []string, sh *shared) (*command, []string, error) {
 	name := strings.Join(words, " ")
 	switch {
 	case len(words) == 0 && len(args) > 0:
-		return nil, nil, fmt.Errorf("unknown command %q (starfortune help lists them)", args[0])
+		return nil, nil, usageError{fmt.Errorf("unknown command %q", args[0])}
 	case found.name != name:
 		return nil, nil, usageError{fmt.Errorf("%s: say %s", name, subcommands(name))}
 	}
@@ -319,11 +322,11 @@ func exitStatus(cmd *command, err error, stderr io.Writer) int {
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, &usageErr) && cmd.name == "":
+		fmt.Fprintf(stderr, "starfortune: %v\nstarfortune help lists the commands\n", err)
+		return 2
 	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "starfortune %s: %v\n", cmd.name, err)
-		if cmd.name != "" {
-			fmt.Fprintf(stderr, "usage: %s\n", synopsis(cmd))
-		}
+		fmt.Fprintf(stderr, "starfortune %s: %v\nusage: %s\n", cmd.name, err, synopsis(cmd))
 		return 2
 	case err != nil:
 		fmt.Fprintf(stderr, "starfortune: %v\n%s", err, staffHint(err))

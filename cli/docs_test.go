@@ -106,24 +106,7 @@ func TestDocsCommandsParse(t *testing.T) {
 // parses says why the command line args would be refused as a mistake in
 // the command line, or nil.
 func parses(args []string) error {
-	sh := &shared{set: map[string]bool{}}
-	win := &windowFlags{}
-	top := flag.NewFlagSet("starfortune", flag.ContinueOnError)
-	top.SetOutput(io.Discard)
-	sh.declare(top)
-	win.declare(top)
-	if err := top.Parse(legacyKioskID(args)); err != nil || top.Arg(0) == "help" {
-		return ignoreHelp(err)
-	}
-	cmd, rest, err := lookup(top.Args(), sh)
-	if err != nil || cmd.name == "" {
-		return err
-	}
-	_, err = parseCommand(cmd, rest, &call{shared: sh, out: io.Discard, stderr: io.Discard})
-	return ignoreHelp(err)
-}
-
-func ignoreHelp(err error) error {
+	_, _, err := parseLine(args, &call{out: io.Discard, stderr: io.Discard})
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
