@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -165,7 +164,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else if cmd == "" {
 		err = runWindow(ctx, d, ecfg, logger, stderr, ui.Options{Player: *player, Kiosk: *kiosk, Name: conf.CentralKiosk, IdleTimeout: conf.IdleTimeout,
 			Language: conf.Language, Version: version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(d), "exports"),
-			Sounds: sound.Open(conf.Sound, slog.New(zerolog.NewSlogHandler(logger)))})
+			Sounds: sound.Open(conf.Sound, logger)})
 	} else {
 		err = withGame(ctx, d, ecfg, logger, stderr, func(svc *engine.Service, store *storage.Store) error {
 			return command(ctx, svc, store, rest, stdout)
@@ -235,7 +234,7 @@ func withGame(ctx context.Context, d dataDir, cfg engine.Config, logger zerolog.
 		logger.Warn().Int64("bytes", n).Msg("journal: torn last line cut off (crash during an append)")
 	}
 	cfg.Journal = j
-	svc, err := engine.NewService(ctx, store, cfg, slog.New(zerolog.NewSlogHandler(logger)))
+	svc, err := engine.NewService(ctx, store, cfg, logger)
 	if err != nil {
 		return err
 	}

@@ -211,7 +211,7 @@ func cmdRecover(ctx context.Context, d dataDir, cfg engine.Config, logger zerolo
 	if err != nil {
 		return err
 	}
-	n, err := engine.Recover(ctx, j, store, nil)
+	n, err := engine.Recover(ctx, j, store, zerolog.Nop())
 	if cerr := store.Close(); err == nil {
 		err = cerr
 	}

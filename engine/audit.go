@@ -89,10 +89,10 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 	}
 	a.report.Blocks, a.report.Wallets = len(blocks), len(wallets)
 	rep := a.report
-	au.w.log.Info("audit", "ok", rep.OK(), "blocks", rep.Blocks, "records", rep.Records, "wallets", rep.Wallets,
-		"findings", len(rep.Findings), "ms", time.Since(start).Milliseconds())
+	au.w.log.Info().Bool("ok", rep.OK()).Int("blocks", rep.Blocks).Int("records", rep.Records).Int("wallets", rep.Wallets).
+		Int("findings", len(rep.Findings)).Int64("ms", time.Since(start).Milliseconds()).Msg("audit")
 	for _, f := range rep.Findings {
-		au.w.log.Warn("audit finding", "finding", f)
+		au.w.log.Warn().Str("finding", f).Msg("audit finding")
 	}
 	return rep, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -502,7 +501,7 @@ func (f *Fleet) sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 				f.poke()
 			}
 			if err != nil {
-				f.w.log.Warn("sale refused", "player", req.Player, "stake", int64(req.Stake), "err", err)
+				f.w.log.Warn().Str("player", req.Player).Int64("stake", int64(req.Stake)).AnErr("err", err).Msg("sale refused")
 			}
 			return sales, err
 		}
@@ -591,13 +590,13 @@ func (f *Fleet) sellHeld(ctx context.Context, req SellRequest) ([]Sale, error) {
 		h.cur = c
 		if h.left() == 0 {
 			h.body = nil
-			f.w.log.Info("pack sold out", "pack", h.Serial)
+			f.w.log.Info().Str("pack", h.Serial).Msg("pack sold out")
 		}
 	}
-	if f.w.log.Enabled(ctx, slog.LevelInfo) { // a batch sells thousands: no ticket strings for a silent log
+	if f.w.log.Info().Enabled() { // a batch sells thousands: no ticket strings for a silent log
 		for _, s := range sales {
-			f.w.log.Info("unit sold", "ticket", s.Ticket.String(), "player", s.Player, "stake", int64(s.Stake()),
-				"prize", int64(s.Prize()), "balance", int64(s.BalanceAfter))
+			f.w.log.Info().Str("ticket", s.Ticket.String()).Str("player", s.Player).Int64("stake", int64(s.Stake())).
+				Int64("prize", int64(s.Prize())).Int64("balance", int64(s.BalanceAfter)).Msg("unit sold")
 		}
 	}
 	return sales, nil
@@ -666,7 +665,7 @@ func (f *Fleet) run() {
 		cancel()
 		if err != nil {
 			delay = min(max(2*delay, time.Second), maxBackoff)
-			f.w.log.Warn("central unreachable or refusing", "err", err, "retry_in", delay.String())
+			f.w.log.Warn().AnErr("err", err).Str("retry_in", delay.String()).Msg("central unreachable or refusing")
 		} else {
 			delay = f.cfg.SyncEvery
 		}
@@ -784,7 +783,7 @@ func (f *Fleet) claim(ctx context.Context) error {
 			f.w.mu.Lock()
 			f.noPack[stake] = f.w.now()
 			f.w.mu.Unlock()
-			f.w.log.Info("no pack left at the central", "stake", int64(stake))
+			f.w.log.Info().Int64("stake", int64(stake)).Msg("no pack left at the central")
 			continue
 		}
 		if err != nil {
@@ -801,7 +800,7 @@ func (f *Fleet) claim(ctx context.Context) error {
 // of a pack that fails its proof is kept.
 func (f *Fleet) hold(ctx context.Context, p Pack, next uint32) error {
 	if err := p.Verify(); err != nil {
-		f.w.log.Error("pack refused: its proof does not lead to the block's root", "pack", p.Serial, "err", err)
+		f.w.log.Error().Str("pack", p.Serial).AnErr("err", err).Msg("pack refused: its proof does not lead to the block's root")
 		return fmt.Errorf("pack %s refused: %w", p.Serial, err)
 	}
 	f.w.mu.Lock()
@@ -840,7 +839,7 @@ func (f *Fleet) hold(ctx context.Context, p Pack, next uint32) error {
 	}
 	f.saved = f.contact
 	f.packs = append(f.packs, h)
-	f.w.log.Info("pack claimed", "pack", p.Serial, "first", p.First, "count", p.Count(), "root", p.Root.String())
+	f.w.log.Info().Str("pack", p.Serial).Uint32("first", p.First).Uint32("count", p.Count()).Str("root", p.Root.String()).Msg("pack claimed")
 	return nil
 }
 
@@ -873,7 +872,7 @@ func (f *Fleet) reconcile(ctx context.Context) error {
 			c.End, c.Release = min(c.End, c.Next), false
 		case ps.Status == "claimed":
 			if ps.Next > c.Next {
-				f.w.log.Warn("positions sold before a restore skipped", "pack", h.Serial, "from", c.Next, "to", ps.Next)
+				f.w.log.Warn().Str("pack", h.Serial).Uint32("from", c.Next).Uint32("to", ps.Next).Msg("positions sold before a restore skipped")
 				c.Next = ps.Next
 			}
 		case ps.Status == "returned":
@@ -925,8 +924,8 @@ func (f *Fleet) reconcile(ctx context.Context) error {
 		return err
 	}
 	if restored {
-		f.w.log.Warn("the central knows more of this kiosk than its store (restored from an older backup): numbering on from the central's",
-			"sale_seq", ks.LastSaleSeq, "movement_seq", ks.LastMovementSeq)
+		f.w.log.Warn().Uint64("sale_seq", ks.LastSaleSeq).Uint64("movement_seq", ks.LastMovementSeq).
+			Msg("the central knows more of this kiosk than its store (restored from an older backup): numbering on from the central's")
 	}
 	for _, ps := range fetch {
 		p, err := f.cfg.Central.FetchPack(ctx, ps.Serial)
@@ -1001,7 +1000,7 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 		if r, err := f.cfg.Central.PushSales(ctx, sales); err != nil {
 			return 0, err
 		} else if r.Conflicts > 0 {
-			f.w.log.Error("the central refused sales as conflicts (see central audit)", "conflicts", r.Conflicts)
+			f.w.log.Error().Int("conflicts", r.Conflicts).Msg("the central refused sales as conflicts (see central audit)")
 		}
 	}
 	r, err := f.cfg.Central.PushMovements(ctx, moves)
@@ -1009,7 +1008,7 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if r.Conflicts > 0 {
-		f.w.log.Error("the central refused movements as conflicts (see central audit)", "conflicts", r.Conflicts)
+		f.w.log.Error().Int("conflicts", r.Conflicts).Msg("the central refused movements as conflicts (see central audit)")
 	}
 	last := moves[len(moves)-1].Seq
 	f.w.mu.Lock()
@@ -1071,7 +1070,7 @@ func (f *Fleet) releasePending(ctx context.Context) error {
 		f.w.mu.Unlock()
 		serial, err := f.cfg.Central.ReleasePack(ctx, h.Serial, from)
 		if errors.Is(err, ErrPackState) { // already returned (a release whose answer was lost) or voided
-			f.w.log.Warn("pack remainder not returned: the central no longer counts it as held", "pack", h.Serial, "err", err)
+			f.w.log.Warn().Str("pack", h.Serial).AnErr("err", err).Msg("pack remainder not returned: the central no longer counts it as held")
 		} else if err != nil {
 			return err
 		}
@@ -1086,7 +1085,7 @@ func (f *Fleet) releasePending(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		f.w.log.Info("pack remainder returned", "pack", h.Serial, "from", from, "new_pack", serial)
+		f.w.log.Info().Str("pack", h.Serial).Uint32("from", from).Str("new_pack", serial).Msg("pack remainder returned")
 	}
 	return nil
 }
@@ -1206,6 +1205,6 @@ func (f *Fleet) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := f.Sync(ctx); err != nil {
-		f.w.log.Warn("backlog left for the next start", "err", err)
+		f.w.log.Warn().AnErr("err", err).Msg("backlog left for the next start")
 	}
 }

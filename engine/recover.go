@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/rs/zerolog"
 )
 
 // recoverBatch is how many journal items (records, ledger entries, reveals)
@@ -18,10 +19,7 @@ const recoverBatch = 1024
 // seed (and must match its commitment), then every entry is replayed in
 // order, each checked against the chains it extends. It returns the number
 // of entries replayed.
-func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+func Recover(ctx context.Context, j Journal, store Store, log zerolog.Logger) (int, error) {
 	var pending []JournalEntry
 	size, replayed := 0, 0
 	flush := func() error {
@@ -65,13 +63,13 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 	if err != nil {
 		return replayed, fmt.Errorf("recover: %w", err)
 	}
-	log.Info("store recovered from the journal", "entries", replayed)
+	log.Info().Int("entries", replayed).Msg("store recovered from the journal")
 	return replayed, nil
 }
 
 // restoreBlocks draws again, from their seeds, the blocks a journal entry
 // starts selling that the store lacks, checking each against its commitment.
-func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.Logger) error {
+func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log zerolog.Logger) error {
 	var have []BlockInfo
 	if err := store.View(ctx, func(tx ReadTx) (err error) { have, err = tx.Blocks(); return err }); err != nil {
 		return err
@@ -87,7 +85,7 @@ func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.L
 		if err := store.PutBlock(ctx, blk); err != nil {
 			return fmt.Errorf("store block %s: %w", b.Ref, err)
 		}
-		log.Info("block restored from its seed", "block", b.Ref.String(), "commitment", b.Commitment.String())
+		log.Info().Str("block", b.Ref.String()).Str("commitment", b.Commitment.String()).Msg("block restored from its seed")
 	}
 	return nil
 }

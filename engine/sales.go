@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 )
@@ -64,7 +63,7 @@ func (s *Sales) openAll(ctx context.Context) {
 	defer s.w.mu.Unlock()
 	for _, stake := range Stakes {
 		if _, err := s.openBlock(ctx, stake); err != nil && !errors.Is(err, ErrStakeClosed) {
-			s.w.log.Error("no block open", "stake", int64(stake), "err", err)
+			s.w.log.Error().Int64("stake", int64(stake)).AnErr("err", err).Msg("no block open")
 		}
 	}
 }
@@ -167,8 +166,8 @@ func (s *Sales) drawBlock(ctx context.Context, ref BlockRef) (*Block, error) {
 	if err := s.w.store.PutBlock(ctx, b); err != nil {
 		return nil, fmt.Errorf("store block %s: %w", ref, err)
 	}
-	s.w.log.Info("block generated", "block", ref.String(), "stake", int64(ref.Stake),
-		"commitment", b.Commitment.String(), "units", b.Len(), "ms", time.Since(start).Milliseconds())
+	s.w.log.Info().Str("block", ref.String()).Int64("stake", int64(ref.Stake)).
+		Str("commitment", b.Commitment.String()).Int("units", b.Len()).Int64("ms", time.Since(start).Milliseconds()).Msg("block generated")
 	return b, nil
 }
 
@@ -185,7 +184,7 @@ func (s *Sales) drawSpare(st *stakeState, ref BlockRef) {
 		defer s.bg.Done()
 		_, err := s.drawBlock(context.Background(), ref)
 		if err != nil {
-			s.w.log.Error("background block generation failed", "block", ref.String(), "err", err)
+			s.w.log.Error().Str("block", ref.String()).AnErr("err", err).Msg("background block generation failed")
 		}
 		close(done) // before taking mu: openBlock may be waiting with it held
 		s.w.mu.Lock()
@@ -241,7 +240,7 @@ func (s *Sales) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 		return err
 	})
 	if err != nil {
-		s.w.log.Warn("sale refused", "player", req.Player, "stake", int64(req.Stake), "err", err)
+		s.w.log.Warn().Str("player", req.Player).Int64("stake", int64(req.Stake)).AnErr("err", err).Msg("sale refused")
 		return nil, err
 	}
 	open.Cursor = cur
@@ -328,16 +327,16 @@ func sellUnit(tx *journalTx, w *Wallet, t Ticket, u Unit, prev Hash, req SellReq
 // sold logs the units sold and moves to the next block when open is
 // exhausted. Called with mu.
 func (s *Sales) sold(ctx context.Context, open *BlockInfo, sales []Sale) {
-	if s.w.log.Enabled(ctx, slog.LevelInfo) { // a batch sells thousands: no ticket strings for a silent log
+	if s.w.log.Info().Enabled() { // a batch sells thousands: no ticket strings for a silent log
 		for _, sale := range sales {
-			s.w.log.Info("unit sold", "ticket", sale.Ticket.String(), "player", sale.Player,
-				"stake", int64(sale.Stake()), "prize", int64(sale.Prize()), "balance", int64(sale.BalanceAfter))
+			s.w.log.Info().Str("ticket", sale.Ticket.String()).Str("player", sale.Player).
+				Int64("stake", int64(sale.Stake())).Int64("prize", int64(sale.Prize())).Int64("balance", int64(sale.BalanceAfter)).Msg("unit sold")
 		}
 	}
 	if open.Exhausted() {
-		s.w.log.Info("block exhausted", "block", open.Ref.String(), "seed", fmt.Sprintf("%x", open.Seed))
+		s.w.log.Info().Str("block", open.Ref.String()).Str("seed", fmt.Sprintf("%x", open.Seed)).Msg("block exhausted")
 		if _, err := s.openBlock(ctx, open.Ref.Stake); err != nil {
-			s.w.log.Warn("no next block", "stake", int64(open.Ref.Stake), "err", err)
+			s.w.log.Warn().Int64("stake", int64(open.Ref.Stake)).AnErr("err", err).Msg("no next block")
 		}
 	}
 }
@@ -376,8 +375,8 @@ func (s *Sales) step(ctx context.Context, t Ticket, want Step, apply func(*Revea
 	if err != nil {
 		return Sale{}, err
 	}
-	s.w.log.Info("reveal step", "ticket", t.String(), "drop", want.Drop, "step", stepName[want.Kind],
-		"slot", sale.Reveal.Slots[want.Drop], "done", sale.Done())
+	s.w.log.Info().Str("ticket", t.String()).Int("drop", want.Drop).Str("step", stepName[want.Kind]).
+		Int("slot", sale.Reveal.Slots[want.Drop]).Bool("done", sale.Done()).Msg("reveal step")
 	return sale, nil
 }
 

@@ -3,8 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // Config is the emission the terminal sells, and what the engine is given.
@@ -71,12 +72,9 @@ type Service struct {
 // first, then every stake gets an open block (drawn now if the store has
 // none) and a spare one drawn in the background. A store that fails its
 // checks opens out of service: reads work, Health says why nothing else does.
-func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) (*Service, error) {
+func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger) (*Service, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
