@@ -61,7 +61,7 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 		}
 	}
 	if au.fleet != nil {
-		if err := a.packs(ctx, au.w, au.fleet.packs); err != nil {
+		if err := a.packs(ctx, au.w, au.fleet.hand.packs); err != nil {
 			return Report{}, fmt.Errorf("audit packs: %w", err)
 		}
 	}
@@ -74,9 +74,9 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 		}
 	}
 	if au.w.journal != nil {
-		var packs []*heldPack
+		var packs []*packInHand
 		if au.fleet != nil {
-			packs = au.fleet.packs
+			packs = au.fleet.hand.packs
 		}
 		if err := au.w.view(ctx, func(tx ReadTx) error { return a.journal(tx, au.w.journal, blocks, wallets, packs) }); err != nil {
 			return Report{}, fmt.Errorf("audit journal: %w", err)
@@ -256,15 +256,15 @@ func (a *auditor) wallet(tx ReadTx, w Wallet) error {
 // of each block must form the same chain as the store's (same count, same
 // head hash: then every record is the same, byte for byte), and likewise
 // each player's ledger entries; the journal must end where the store says.
-func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*heldPack) error {
+func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*packInHand) error {
 	chains := map[BlockRef]*Cursor{}
-	packHeads := map[*heldPack]Hash{}
+	packHeads := map[*packInHand]Hash{}
 	ledgers := map[string]*Wallet{}
 	var head JournalHead
 	err := j.Entries(func(e JournalEntry) error {
 		head = e.Head()
 		for _, r := range e.Records {
-			if h := packHolding(packs, r.Ticket); h != nil {
+			if h := packCovering(packs, r.Ticket); h != nil {
 				if r.Prev != packHeads[h] {
 					a.findf("ticket %s: the journal's record does not follow pack %s's previous one (journal entry %d)", r.Ticket, h.Serial, e.Seq)
 				}
@@ -342,8 +342,8 @@ func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wa
 // packs audits a fleet's kiosk's packs: each verifies against its block's
 // root; its history records form an intact chain of their own, match its
 // units, lie below its cursor and end at its head.
-func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error {
-	byBlock := map[BlockRef][]*heldPack{}
+func (a *auditor) packs(ctx context.Context, w *writer, held []*packInHand) error {
+	byBlock := map[BlockRef][]*packInHand{}
 	var refs []BlockRef
 	for _, h := range held {
 		if byBlock[h.Block] == nil {
@@ -353,10 +353,10 @@ func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error 
 	}
 	for _, ref := range refs {
 		hs := byBlock[ref]
-		bodies := map[*heldPack]*Pack{}
+		bodies := map[*packInHand]*Pack{}
 		err := w.view(ctx, func(tx ReadTx) error {
 			for _, h := range hs {
-				stored, err := readHeld(tx, h.Serial)
+				stored, err := readPackInHand(tx, h.Serial)
 				if err != nil {
 					a.findf("pack %s: %v", h.Serial, err)
 					continue
@@ -370,11 +370,11 @@ func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error 
 		}
 		served := make([]bool, BlockSize)
 		a.sold[ref] = served
-		heads := map[*heldPack]Hash{}
+		heads := map[*packInHand]Hash{}
 		err = w.view(ctx, func(tx ReadTx) error {
 			return tx.Records(ref, func(r Record) error {
 				t := r.Ticket
-				h := packHolding(hs, t)
+				h := packCovering(hs, t)
 				if h == nil || int(t.Index) >= len(served) {
 					a.findf("ticket %s: a history record outside the packs held", t)
 					return nil

@@ -99,7 +99,7 @@ func replay(tx Tx, e JournalEntry) error {
 	}
 	cursors := map[BlockRef]Cursor{}
 	for _, r := range e.Records {
-		if h := packHolding(packs, r.Ticket); h != nil { // a fleet's pack: its own chain
+		if h := packCovering(packs, r.Ticket); h != nil { // a fleet's pack: its own chain
 			if u, err := h.body.Unit(r.Ticket.Index - h.First); err != nil || r.Prev != h.cur.Head || u != r.Unit {
 				return fmt.Errorf("%w: ticket %s does not follow pack %s's history or its unit (%v)", ErrCorrupt, r.Ticket, h.Serial, err)
 			}
@@ -182,14 +182,14 @@ func replay(tx Tx, e JournalEntry) error {
 
 // entryPacks are the fleet's packs a journal entry sells from (those whose
 // cursor it moves), as the store holds them before it.
-func entryPacks(tx ReadTx, e JournalEntry) ([]*heldPack, error) {
+func entryPacks(tx ReadTx, e JournalEntry) ([]*packInHand, error) {
 	if len(e.Records) == 0 {
 		return nil, nil
 	}
-	var packs []*heldPack
+	var packs []*packInHand
 	for _, st := range e.Settings {
 		if serial, ok := strings.CutPrefix(st.Name, packCursorPrefix); ok {
-			h, err := readHeld(tx, serial)
+			h, err := readPackInHand(tx, serial)
 			if err != nil {
 				return nil, fmt.Errorf("pack %s: %w", serial, err)
 			}
@@ -197,13 +197,4 @@ func entryPacks(tx ReadTx, e JournalEntry) ([]*heldPack, error) {
 		}
 	}
 	return packs, nil
-}
-
-func packHolding(packs []*heldPack, t Ticket) *heldPack {
-	for _, h := range packs {
-		if h.holds(t) {
-			return h
-		}
-	}
-	return nil
 }

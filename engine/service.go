@@ -20,7 +20,7 @@ type Config struct {
 	// (nil: time.Now; tests pin it).
 	Now func() time.Time
 	// Fleet, when set, makes the terminal a kiosk of a fleet: units come
-	// from packs the central hands out (kiosk.go); nil: a lone kiosk
+	// from packs the central hands out (fleet_kiosk.go); nil: a lone kiosk
 	// drawing its own blocks.
 	Fleet *FleetConfig
 	// PINIterations is the PBKDF2 count of a new operator PIN hash (0:
@@ -83,17 +83,24 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 		cfg.PINIterations = DefaultPINIterations
 	}
 	w := newWriter(store, cfg.Journal, log, cfg.Now)
-	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
-	s := &Service{Sales: newSales(w, cfg), Cash: cash, Desk: &Desk{w: w, cash: cash, iterations: cfg.PINIterations},
-		Reports: &Reports{w: w, emission: cfg.Emission}, Auditor: &Auditor{w: w}, w: w, cfg: cfg}
-	if cfg.Fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
-		cfg.Fleet = &FleetConfig{}
+	fleet := cfg.Fleet
+	if fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
+		fleet = &FleetConfig{}
 	}
-	if cfg.Fleet != nil {
+	var central Central
+	if fleet != nil {
 		w.fleet = true
-		s.Fleet = newFleet(w, *cfg.Fleet, cfg.DemoFunds)
-		s.Sales.fleet, s.Auditor.fleet, s.Reports.central = s.Fleet, s.Fleet, cfg.Fleet.Central
+		central = fleet.Central
 	}
+	s := &Service{w: w, cfg: cfg}
+	if fleet != nil {
+		s.Fleet = newFleet(w, *fleet)
+	}
+	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
+	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
+	s.Desk = &Desk{w: w, cash: cash, iterations: cfg.PINIterations}
+	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
+	s.Auditor = &Auditor{w: w, fleet: s.Fleet}
 	w.mu.Lock()
 	err := w.checkAtStart(ctx)
 	if err == nil && s.Fleet != nil {
@@ -101,9 +108,9 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	}
 	w.mu.Unlock()
 	if s.Fleet != nil {
-		s.Fleet.start(ctx)
+		s.Fleet.loop.start(ctx)
 	} else if err == nil {
-		s.openAll(ctx)
+		s.Sales.blocks.openAll(ctx)
 	}
 	return s, nil
 }
