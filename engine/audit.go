@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Report is the outcome of an audit: OK when Findings is empty.
-type Report struct {
+// AuditReport is the outcome of an audit: OK when Findings is empty.
+type AuditReport struct {
 	Blocks   int
 	Records  int
 	Wallets  int
@@ -16,7 +16,7 @@ type Report struct {
 }
 
 // OK reports whether the audit found nothing wrong.
-func (r Report) OK() bool { return len(r.Findings) == 0 }
+func (r AuditReport) OK() bool { return len(r.Findings) == 0 }
 
 // Auditor runs the audit: every check that can be made offline, on the
 // store and the journal together.
@@ -32,14 +32,14 @@ type Auditor struct {
 // one ledger entry; every wallet's ledger is an intact chain whose sum is the
 // balance; the journal is an intact chain that holds exactly the store's
 // records and ledger entries. progress, if set, is told how many of total steps are done.
-// The error is for an audit that could not run; what it found is in Report.
-func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
+// The error is for an audit that could not run; what it found is in AuditReport.
+func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (AuditReport, error) {
 	// Sales wait while the audit runs: the store, the journal and the
 	// lists read first must be the same moment.
 	au.w.mu.Lock()
 	defer au.w.mu.Unlock()
 	start := time.Now()
-	a := auditor{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
+	a := auditRun{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
 	var blocks []BlockInfo
 	var wallets []Wallet
 	err := au.w.view(ctx, func(tx ReadTx) (err error) {
@@ -49,12 +49,12 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 		return tx.Wallets(func(w Wallet) error { wallets = append(wallets, w); return nil })
 	})
 	if err != nil {
-		return Report{}, fmt.Errorf("audit: %w", err)
+		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
 	total := len(blocks) + len(wallets)
 	for i, b := range blocks {
 		if err := a.block(ctx, au.w.store, b); err != nil {
-			return Report{}, fmt.Errorf("audit block %s: %w", b.Ref, err)
+			return AuditReport{}, fmt.Errorf("audit block %s: %w", b.Ref, err)
 		}
 		if progress != nil {
 			progress(i+1, total)
@@ -62,12 +62,12 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 	}
 	if au.fleet != nil {
 		if err := a.packs(ctx, au.w, au.fleet.hand.packs); err != nil {
-			return Report{}, fmt.Errorf("audit packs: %w", err)
+			return AuditReport{}, fmt.Errorf("audit packs: %w", err)
 		}
 	}
 	for i, w := range wallets {
 		if err := au.w.view(ctx, func(tx ReadTx) error { return a.wallet(tx, w) }); err != nil {
-			return Report{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
+			return AuditReport{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
 		}
 		if progress != nil {
 			progress(len(blocks)+i+1, total)
@@ -79,7 +79,7 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 			packs = au.fleet.hand.packs
 		}
 		if err := au.w.view(ctx, func(tx ReadTx) error { return a.journal(tx, au.w.journal, blocks, wallets, packs) }); err != nil {
-			return Report{}, fmt.Errorf("audit journal: %w", err)
+			return AuditReport{}, fmt.Errorf("audit journal: %w", err)
 		}
 	}
 	for player, ps := range a.perPlayer {
@@ -97,8 +97,10 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 	return rep, nil
 }
 
-type auditor struct {
-	report    Report
+// auditRun is one audit as it goes: what it found so far, the units seen
+// sold, each player's sales counted twice.
+type auditRun struct {
+	report    AuditReport
 	sold      map[BlockRef][]bool // units seen in history, then in a ledger
 	perPlayer map[string]*playerSales
 }
@@ -112,7 +114,7 @@ type playerSales struct {
 
 // counted checks a history record's funds and counts it for its player,
 // whether it came from a block or from a pack.
-func (a *auditor) counted(r Record) {
+func (a *auditRun) counted(r Record) {
 	if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
 		a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", r.Ticket, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
 	}
@@ -122,11 +124,11 @@ func (a *auditor) counted(r Record) {
 	a.report.Records++
 }
 
-func (a *auditor) findf(format string, args ...any) {
+func (a *auditRun) findf(format string, args ...any) {
 	a.report.Findings = append(a.report.Findings, fmt.Sprintf(format, args...))
 }
 
-func (a *auditor) player(p string) *playerSales {
+func (a *auditRun) player(p string) *playerSales {
 	ps := a.perPlayer[p]
 	if ps == nil {
 		ps = &playerSales{}
@@ -135,7 +137,7 @@ func (a *auditor) player(p string) *playerSales {
 	return ps
 }
 
-func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error {
+func (a *auditRun) block(ctx context.Context, store Store, info BlockInfo) error {
 	ref := info.Ref
 	b, err := store.LoadBlock(ctx, ref)
 	if err != nil {
@@ -205,7 +207,7 @@ func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error 
 	return nil
 }
 
-func (a *auditor) wallet(tx ReadTx, w Wallet) error {
+func (a *auditRun) wallet(tx ReadTx, w Wallet) error {
 	var balance Cents
 	var seq uint64
 	var head Hash
@@ -256,7 +258,7 @@ func (a *auditor) wallet(tx ReadTx, w Wallet) error {
 // of each block must form the same chain as the store's (same count, same
 // head hash: then every record is the same, byte for byte), and likewise
 // each player's ledger entries; the journal must end where the store says.
-func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*packInHand) error {
+func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*packInHand) error {
 	chains := map[BlockRef]*Cursor{}
 	packHeads := map[*packInHand]Hash{}
 	ledgers := map[string]*Wallet{}
@@ -342,7 +344,7 @@ func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wa
 // packs audits a fleet's kiosk's packs: each verifies against its block's
 // root; its history records form an intact chain of their own, match its
 // units, lie below its cursor and end at its head.
-func (a *auditor) packs(ctx context.Context, w *writer, held []*packInHand) error {
+func (a *auditRun) packs(ctx context.Context, w *writer, held []*packInHand) error {
 	byBlock := map[BlockRef][]*packInHand{}
 	var refs []BlockRef
 	for _, h := range held {
