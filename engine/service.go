@@ -87,14 +87,11 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	if fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
 		fleet = &FleetConfig{}
 	}
+	s := &Service{w: w, cfg: cfg}
 	var central Central
 	if fleet != nil {
 		w.fleet = true
-		central = fleet.Central
-	}
-	s := &Service{w: w, cfg: cfg}
-	if fleet != nil {
-		s.Fleet = newFleet(w, *fleet)
+		s.Fleet, central = newFleet(w, *fleet), fleet.Central
 	}
 	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
 	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
