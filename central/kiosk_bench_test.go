@@ -31,7 +31,7 @@ func kioskService(b *testing.B, fleet *engine.FleetConfig) *engine.Service {
 	b.Cleanup(func() { store.Close() })
 	cfg := engine.DefaultConfig()
 	cfg.Journal, cfg.Fleet = j, fleet
-	svc, err := engine.NewService(ctx, store, cfg, nil)
+	svc, err := engine.NewService(ctx, store, cfg, zerolog.Nop())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -55,7 +54,7 @@ func WithGame(ctx context.Context, d DataDir, cfg engine.Config, logger zerolog.
 		logger.Warn().Int64("bytes", n).Msg("journal: torn last line cut off (crash during an append)")
 	}
 	cfg.Journal = j
-	svc, err := engine.NewService(ctx, store, cfg, slog.New(zerolog.NewSlogHandler(logger)))
+	svc, err := engine.NewService(ctx, store, cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -98,7 +97,7 @@ func runWindow(c *call, win *windowFlags) error {
 	}()
 	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.FleetKiosk(), IdleTimeout: c.conf.IdleTimeout,
 		Language: c.conf.Language, Version: Version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(c.data), "exports"),
-		Sounds: sound.Open(c.conf.Sound, slog.New(zerolog.NewSlogHandler(c.logger)))}
+		Sounds: sound.Open(c.conf.Sound, c.logger)}
 	var openErr error
 	err := ui.Run(c.ctx, func() (ui.Game, error) {
 		select {

@@ -194,7 +194,7 @@ func recoverRun(c *call) error {
 	if err != nil {
 		return err
 	}
-	n, err := engine.Recover(ctx, j, store, nil)
+	n, err := engine.Recover(ctx, j, store, zerolog.Nop())
 	if cerr := store.Close(); err == nil {
 		err = cerr
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"starfortune/central"
 	"starfortune/engine"
 	"starfortune/engine/memstore"
@@ -304,7 +306,7 @@ func TestFleetKioskRefusesTamperedPack(t *testing.T) {
 	defer c.Close()
 	cfg := engine.DefaultConfig()
 	cfg.Fleet = &engine.FleetConfig{Central: tamperingCentral{c}, Kiosk: "k1", OfflineGrace: time.Hour}
-	svc, err := engine.NewService(ctx, memstore.New(), cfg, nil)
+	svc, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Report is the outcome of an audit: OK when Findings is empty.
-type Report struct {
+// AuditReport is the outcome of an audit: OK when Findings is empty.
+type AuditReport struct {
 	Blocks   int
 	Records  int
 	Wallets  int
@@ -16,7 +16,7 @@ type Report struct {
 }
 
 // OK reports whether the audit found nothing wrong.
-func (r Report) OK() bool { return len(r.Findings) == 0 }
+func (r AuditReport) OK() bool { return len(r.Findings) == 0 }
 
 // Auditor runs the audit: every check that can be made offline, on the
 // store and the journal together.
@@ -32,14 +32,14 @@ type Auditor struct {
 // one ledger entry; every wallet's ledger is an intact chain whose sum is the
 // balance; the journal is an intact chain that holds exactly the store's
 // records and ledger entries. progress, if set, is told how many of total steps are done.
-// The error is for an audit that could not run; what it found is in Report.
-func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (Report, error) {
+// The error is for an audit that could not run; what it found is in AuditReport.
+func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (AuditReport, error) {
 	// Sales wait while the audit runs: the store, the journal and the
 	// lists read first must be the same moment.
 	au.w.mu.Lock()
 	defer au.w.mu.Unlock()
 	start := time.Now()
-	a := auditor{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
+	a := auditRun{sold: map[BlockRef][]bool{}, perPlayer: map[string]*playerSales{}}
 	var blocks []BlockInfo
 	var wallets []Wallet
 	err := au.w.view(ctx, func(tx ReadTx) (err error) {
@@ -49,37 +49,37 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 		return tx.Wallets(func(w Wallet) error { wallets = append(wallets, w); return nil })
 	})
 	if err != nil {
-		return Report{}, fmt.Errorf("audit: %w", err)
+		return AuditReport{}, fmt.Errorf("audit: %w", err)
 	}
 	total := len(blocks) + len(wallets)
 	for i, b := range blocks {
 		if err := a.block(ctx, au.w.store, b); err != nil {
-			return Report{}, fmt.Errorf("audit block %s: %w", b.Ref, err)
+			return AuditReport{}, fmt.Errorf("audit block %s: %w", b.Ref, err)
 		}
 		if progress != nil {
 			progress(i+1, total)
 		}
 	}
 	if au.fleet != nil {
-		if err := a.packs(ctx, au.w, au.fleet.packs); err != nil {
-			return Report{}, fmt.Errorf("audit packs: %w", err)
+		if err := a.packs(ctx, au.w, au.fleet.hand.packs); err != nil {
+			return AuditReport{}, fmt.Errorf("audit packs: %w", err)
 		}
 	}
 	for i, w := range wallets {
 		if err := au.w.view(ctx, func(tx ReadTx) error { return a.wallet(tx, w) }); err != nil {
-			return Report{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
+			return AuditReport{}, fmt.Errorf("audit wallet %s: %w", w.Player, err)
 		}
 		if progress != nil {
 			progress(len(blocks)+i+1, total)
 		}
 	}
 	if au.w.journal != nil {
-		var packs []*heldPack
+		var packs []*packInHand
 		if au.fleet != nil {
-			packs = au.fleet.packs
+			packs = au.fleet.hand.packs
 		}
 		if err := au.w.view(ctx, func(tx ReadTx) error { return a.journal(tx, au.w.journal, blocks, wallets, packs) }); err != nil {
-			return Report{}, fmt.Errorf("audit journal: %w", err)
+			return AuditReport{}, fmt.Errorf("audit journal: %w", err)
 		}
 	}
 	for player, ps := range a.perPlayer {
@@ -89,16 +89,18 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (R
 	}
 	a.report.Blocks, a.report.Wallets = len(blocks), len(wallets)
 	rep := a.report
-	au.w.log.Info("audit", "ok", rep.OK(), "blocks", rep.Blocks, "records", rep.Records, "wallets", rep.Wallets,
-		"findings", len(rep.Findings), "ms", time.Since(start).Milliseconds())
+	au.w.log.Info().Bool("ok", rep.OK()).Int("blocks", rep.Blocks).Int("records", rep.Records).Int("wallets", rep.Wallets).
+		Int("findings", len(rep.Findings)).Int64("ms", time.Since(start).Milliseconds()).Msg("audit")
 	for _, f := range rep.Findings {
-		au.w.log.Warn("audit finding", "finding", f)
+		au.w.log.Warn().Str("finding", f).Msg("audit finding")
 	}
 	return rep, nil
 }
 
-type auditor struct {
-	report    Report
+// auditRun is one audit as it goes: what it found so far, the units seen
+// sold, each player's sales counted twice.
+type auditRun struct {
+	report    AuditReport
 	sold      map[BlockRef][]bool // units seen in history, then in a ledger
 	perPlayer map[string]*playerSales
 }
@@ -112,7 +114,7 @@ type playerSales struct {
 
 // counted checks a history record's funds and counts it for its player,
 // whether it came from a block or from a pack.
-func (a *auditor) counted(r Record) {
+func (a *auditRun) counted(r Record) {
 	if r.BalanceAfter != r.BalanceBefore-r.Stake()+r.Prize() {
 		a.findf("ticket %s: funds %s -> %s do not match stake %s and prize %s", r.Ticket, r.BalanceBefore, r.BalanceAfter, r.Stake(), r.Prize())
 	}
@@ -122,11 +124,11 @@ func (a *auditor) counted(r Record) {
 	a.report.Records++
 }
 
-func (a *auditor) findf(format string, args ...any) {
+func (a *auditRun) findf(format string, args ...any) {
 	a.report.Findings = append(a.report.Findings, fmt.Sprintf(format, args...))
 }
 
-func (a *auditor) player(p string) *playerSales {
+func (a *auditRun) player(p string) *playerSales {
 	ps := a.perPlayer[p]
 	if ps == nil {
 		ps = &playerSales{}
@@ -135,7 +137,7 @@ func (a *auditor) player(p string) *playerSales {
 	return ps
 }
 
-func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error {
+func (a *auditRun) block(ctx context.Context, store Store, info BlockInfo) error {
 	ref := info.Ref
 	b, err := store.LoadBlock(ctx, ref)
 	if err != nil {
@@ -205,7 +207,7 @@ func (a *auditor) block(ctx context.Context, store Store, info BlockInfo) error 
 	return nil
 }
 
-func (a *auditor) wallet(tx ReadTx, w Wallet) error {
+func (a *auditRun) wallet(tx ReadTx, w Wallet) error {
 	var balance Cents
 	var seq uint64
 	var head Hash
@@ -256,15 +258,15 @@ func (a *auditor) wallet(tx ReadTx, w Wallet) error {
 // of each block must form the same chain as the store's (same count, same
 // head hash: then every record is the same, byte for byte), and likewise
 // each player's ledger entries; the journal must end where the store says.
-func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*heldPack) error {
+func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wallet, packs []*packInHand) error {
 	chains := map[BlockRef]*Cursor{}
-	packHeads := map[*heldPack]Hash{}
+	packHeads := map[*packInHand]Hash{}
 	ledgers := map[string]*Wallet{}
 	var head JournalHead
 	err := j.Entries(func(e JournalEntry) error {
 		head = e.Head()
 		for _, r := range e.Records {
-			if h := packHolding(packs, r.Ticket); h != nil {
+			if h := packCovering(packs, r.Ticket); h != nil {
 				if r.Prev != packHeads[h] {
 					a.findf("ticket %s: the journal's record does not follow pack %s's previous one (journal entry %d)", r.Ticket, h.Serial, e.Seq)
 				}
@@ -342,8 +344,8 @@ func (a *auditor) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []Wa
 // packs audits a fleet's kiosk's packs: each verifies against its block's
 // root; its history records form an intact chain of their own, match its
 // units, lie below its cursor and end at its head.
-func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error {
-	byBlock := map[BlockRef][]*heldPack{}
+func (a *auditRun) packs(ctx context.Context, w *writer, held []*packInHand) error {
+	byBlock := map[BlockRef][]*packInHand{}
 	var refs []BlockRef
 	for _, h := range held {
 		if byBlock[h.Block] == nil {
@@ -353,10 +355,10 @@ func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error 
 	}
 	for _, ref := range refs {
 		hs := byBlock[ref]
-		bodies := map[*heldPack]*Pack{}
+		bodies := map[*packInHand]*Pack{}
 		err := w.view(ctx, func(tx ReadTx) error {
 			for _, h := range hs {
-				stored, err := readHeld(tx, h.Serial)
+				stored, err := readPackInHand(tx, h.Serial)
 				if err != nil {
 					a.findf("pack %s: %v", h.Serial, err)
 					continue
@@ -370,11 +372,11 @@ func (a *auditor) packs(ctx context.Context, w *writer, held []*heldPack) error 
 		}
 		served := make([]bool, BlockSize)
 		a.sold[ref] = served
-		heads := map[*heldPack]Hash{}
+		heads := map[*packInHand]Hash{}
 		err = w.view(ctx, func(tx ReadTx) error {
 			return tx.Records(ref, func(r Record) error {
 				t := r.Ticket
-				h := packHolding(hs, t)
+				h := packCovering(hs, t)
 				if h == nil || int(t.Index) >= len(served) {
 					a.findf("ticket %s: a history record outside the packs held", t)
 					return nil

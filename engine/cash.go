@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 	"unicode"
+
+	"github.com/rs/zerolog"
 )
 
 // DemoPlayer is the wallet of the offline demo; it receives the demo funds
@@ -99,11 +100,11 @@ func (c *Cash) move(ctx context.Context, player string, l LedgerEntry, also func
 		return tx.PutWallet(w)
 	})
 	if err != nil {
-		c.w.log.Warn("funds movement refused", "player", player, "kind", l.Kind.String(), "err", err)
+		c.w.log.Warn().Str("player", player).Str("kind", l.Kind.String()).AnErr("err", err).Msg("funds movement refused")
 		return l, err
 	}
-	c.w.log.Info("funds moved", "player", player, "kind", l.Kind.String(), "debit", int64(l.Debit),
-		"credit", int64(l.Credit), "balance", int64(l.Balance), "actor", l.Actor)
+	c.w.log.Info().Str("player", player).Str("kind", l.Kind.String()).Int64("debit", int64(l.Debit)).
+		Int64("credit", int64(l.Credit)).Int64("balance", int64(l.Balance)).Str("actor", l.Actor).Msg("funds moved")
 	return l, nil
 }
 
@@ -119,7 +120,7 @@ func (w *Wallet) move(l LedgerEntry) LedgerEntry {
 
 // openWallet reads a player's wallet inside a write transaction, opening
 // the demo wallet with demo funds on first use.
-func openWallet(tx Tx, player string, now time.Time, demo Cents, log *slog.Logger) (Wallet, error) {
+func openWallet(tx Tx, player string, now time.Time, demo Cents, log zerolog.Logger) (Wallet, error) {
 	w, ok, err := tx.Wallet(player)
 	if err != nil || ok {
 		return w, err
@@ -133,7 +134,7 @@ func openWallet(tx Tx, player string, now time.Time, demo Cents, log *slog.Logge
 		if err := tx.PutWallet(w); err != nil {
 			return w, err
 		}
-		log.Info("demo wallet opened", "player", player, "amount", int64(demo))
+		log.Info().Str("player", player).Int64("amount", int64(demo)).Msg("demo wallet opened")
 	}
 	return w, nil
 }

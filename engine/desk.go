@@ -59,7 +59,7 @@ func (d *Desk) SetPIN(ctx context.Context, actor, pin string) error {
 	if err != nil {
 		return fmt.Errorf("set operator PIN: %w", err)
 	}
-	d.w.log.Info("operator PIN set")
+	d.w.log.Info().Msg("operator PIN set")
 	return nil
 }
 
@@ -84,7 +84,7 @@ func (d *Desk) Login(ctx context.Context, actor, pin string) error {
 		return fmt.Errorf("operator login: %w", err)
 	}
 	if !has {
-		d.w.log.Warn("operator login refused: no PIN set")
+		d.w.log.Warn().Msg("operator login refused: no PIN set")
 		return ErrNoPIN
 	}
 	if locked := lockedFor(lock, d.w.now()); locked != nil {
@@ -97,16 +97,16 @@ func (d *Desk) Login(ctx context.Context, actor, pin string) error {
 	}
 	o, err := d.recordLogin(ctx, actor, matched)
 	if err != nil {
-		d.w.log.Error("operator login not recorded", "err", err)
+		d.w.log.Error().AnErr("err", err).Msg("operator login not recorded")
 		return fmt.Errorf("operator login: %w", err)
 	}
 	switch {
 	case o.result == nil:
-		d.w.log.Info("operator login")
+		d.w.log.Info().Msg("operator login")
 	case errors.Is(o.result, ErrLocked):
-		d.w.log.Warn("operator locked out", "err", o.result.Error())
+		d.w.log.Warn().Str("err", o.result.Error()).Msg("operator locked out")
 	default:
-		d.w.log.Warn("operator PIN failed", "err", o.result.Error())
+		d.w.log.Warn().Str("err", o.result.Error()).Msg("operator PIN failed")
 	}
 	return o.result
 }
@@ -139,7 +139,7 @@ func (d *Desk) RecordOperator(ctx context.Context, actor, action, detail string)
 	defer d.w.mu.Unlock()
 	err := d.w.record(ctx, func(tx Tx) error { return d.putEvent(tx, actor, action, detail) })
 	if err != nil {
-		d.w.log.Error("operator action not recorded", "actor", actor, "action", action, "detail", detail, "err", err)
+		d.w.log.Error().Str("actor", actor).Str("action", action).Str("detail", detail).AnErr("err", err).Msg("operator action not recorded")
 		return fmt.Errorf("record operator action %s: %w", action, err)
 	}
 	return nil
@@ -162,7 +162,7 @@ func (d *Desk) putEvent(tx Tx, actor, action, detail string) error {
 	if err := tx.PutOperatorEvent(e); err != nil {
 		return err
 	}
-	d.w.log.Info("operator action", "seq", e.Seq, "actor", actor, "action", action, "detail", detail)
+	d.w.log.Info().Uint64("seq", e.Seq).Str("actor", actor).Str("action", action).Str("detail", detail).Msg("operator action")
 	return nil
 }
 

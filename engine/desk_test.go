@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"starfortune/engine"
 	"starfortune/engine/memstore"
 )
@@ -85,7 +87,7 @@ func TestLockoutSurvivesRestart(t *testing.T) {
 			t.Fatalf("fifth failure did not lock: %v", err)
 		}
 	}
-	restarted, err := engine.NewService(ctx, st, cfg, nil)
+	restarted, err := engine.NewService(ctx, st, cfg, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +197,7 @@ func TestBlockReport(t *testing.T) {
 	}
 	// Sold out, the block's closing figures are the règlement's table.
 	nearlySold(t, st, s, 200, 2)
-	s, _ = engine.NewService(ctx, st, oneBlock, nil)
+	s, _ = engine.NewService(ctx, st, oneBlock, zerolog.Nop())
 	defer s.Close()
 	sell(t, s, engine.DemoPlayer, 200, 2)
 	rep, err = s.BlockReport(ctx)

@@ -167,7 +167,7 @@ func (w *writer) reconcileJournal(ctx context.Context) (problems []string, store
 		if err != nil {
 			return []string{fmt.Sprintf("the journal lacks entry %d and cannot be completed: %v", sh.Seq, err)}, false
 		}
-		w.log.Warn("journal completed from the store", "seq", sh.Seq)
+		w.log.Warn().Uint64("seq", sh.Seq).Msg("journal completed from the store")
 	case known && last.Seq == sh.Seq+1 && last.Prev == sh.Hash:
 		err := restoreBlocks(ctx, w.store, last, w.log)
 		if err == nil {
@@ -181,7 +181,7 @@ func (w *writer) reconcileJournal(ctx context.Context) (problems []string, store
 		if err != nil {
 			return []string{fmt.Sprintf("the store lacks journal entry %d and cannot take it: %v", last.Seq, err)}, false
 		}
-		w.log.Warn("store completed from the journal", "seq", last.Seq)
+		w.log.Warn().Uint64("seq", last.Seq).Msg("store completed from the journal")
 	case sh.Seq < jh.Seq:
 		return []string{fmt.Sprintf("the store is behind its journal (store at entry %d, journal at %d): acknowledged sales were lost by the store", sh.Seq, jh.Seq)}, true
 	default:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"starfortune/engine"
 	"starfortune/engine/memstore"
 )
@@ -18,7 +20,7 @@ func withJournal(j engine.Journal) engine.Config {
 
 func open(t *testing.T, st engine.Store, j engine.Journal) *engine.Service {
 	t.Helper()
-	s, err := engine.NewService(ctx, st, withJournal(j), nil)
+	s, err := engine.NewService(ctx, st, withJournal(j), zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestJournalRebuildsTheStore(t *testing.T) {
 	carol, _ := s.Wallet(ctx, "carol")
 
 	fresh := memstore.New()
-	n, err := engine.Recover(ctx, j, fresh, nil)
+	n, err := engine.Recover(ctx, j, fresh, zerolog.Nop())
 	if err != nil || n == 0 {
 		t.Fatalf("recover: %d entries, %v", n, err)
 	}
@@ -88,7 +90,7 @@ func TestStoreBehindItsJournalStopsSelling(t *testing.T) {
 	j.Entries(func(e engine.JournalEntry) error { return short.Append(e) })
 	short.Drop(2)
 	lossy := memstore.New()
-	if _, err := engine.Recover(ctx, short, lossy, nil); err != nil {
+	if _, err := engine.Recover(ctx, short, lossy, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	b := open(t, lossy, j)
@@ -102,7 +104,7 @@ func TestStoreBehindItsJournalStopsSelling(t *testing.T) {
 		t.Fatalf("audit does not see the lost sales: %v %v", err, rep.Findings)
 	}
 	fresh := memstore.New()
-	if _, err := engine.Recover(ctx, j, fresh, nil); err != nil {
+	if _, err := engine.Recover(ctx, j, fresh, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	mustAudit(t, open(t, fresh, j))
@@ -164,7 +166,7 @@ func TestJournalOneAheadIsReplayedAtStart(t *testing.T) {
 	j.Entries(func(e engine.JournalEntry) error { return short.Append(e) })
 	short.Drop(1)
 	behind := memstore.New()
-	if _, err := engine.Recover(ctx, short, behind, nil); err != nil {
+	if _, err := engine.Recover(ctx, short, behind, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	r := open(t, behind, j)
@@ -219,7 +221,7 @@ func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	want, _ := s.OperatorLog(ctx, 100)
 
 	fresh := memstore.New()
-	if _, err := engine.Recover(ctx, j, fresh, nil); err != nil {
+	if _, err := engine.Recover(ctx, j, fresh, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	r := open(t, fresh, j)

@@ -21,7 +21,7 @@ import (
 //	            || emission u16 || stake_cents u16 || block number u32
 //	            || index i u32 || prize_cents u64
 //	            || for each of the two drops: kind u8 (0 spot, 1 bonus),
-//	               index u8 (spot 0-8 or bonus box 0-1), value_cents u64
+//	               index u8 (spot 0-10 or bonus box 0-1), value_cents u64
 //	            (all integers big-endian: 72 bytes)
 //	leafHash  = SHA-256(0x00 || leaf)
 //	nodeHash  = SHA-256(0x01 || left || right)

@@ -3,9 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/rs/zerolog"
 )
 
 // recoverBatch is how many journal items (records, ledger entries, reveals)
@@ -18,10 +19,7 @@ const recoverBatch = 1024
 // seed (and must match its commitment), then every entry is replayed in
 // order, each checked against the chains it extends. It returns the number
 // of entries replayed.
-func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int, error) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+func Recover(ctx context.Context, j Journal, store Store, log zerolog.Logger) (int, error) {
 	var pending []JournalEntry
 	size, replayed := 0, 0
 	flush := func() error {
@@ -65,13 +63,13 @@ func Recover(ctx context.Context, j Journal, store Store, log *slog.Logger) (int
 	if err != nil {
 		return replayed, fmt.Errorf("recover: %w", err)
 	}
-	log.Info("store recovered from the journal", "entries", replayed)
+	log.Info().Int("entries", replayed).Msg("store recovered from the journal")
 	return replayed, nil
 }
 
 // restoreBlocks draws again, from their seeds, the blocks a journal entry
 // starts selling that the store lacks, checking each against its commitment.
-func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.Logger) error {
+func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log zerolog.Logger) error {
 	var have []BlockInfo
 	if err := store.View(ctx, func(tx ReadTx) (err error) { have, err = tx.Blocks(); return err }); err != nil {
 		return err
@@ -87,7 +85,7 @@ func restoreBlocks(ctx context.Context, store Store, e JournalEntry, log *slog.L
 		if err := store.PutBlock(ctx, blk); err != nil {
 			return fmt.Errorf("store block %s: %w", b.Ref, err)
 		}
-		log.Info("block restored from its seed", "block", b.Ref.String(), "commitment", b.Commitment.String())
+		log.Info().Str("block", b.Ref.String()).Str("commitment", b.Commitment.String()).Msg("block restored from its seed")
 	}
 	return nil
 }
@@ -101,7 +99,7 @@ func replay(tx Tx, e JournalEntry) error {
 	}
 	cursors := map[BlockRef]Cursor{}
 	for _, r := range e.Records {
-		if h := packHolding(packs, r.Ticket); h != nil { // a fleet's pack: its own chain
+		if h := packCovering(packs, r.Ticket); h != nil { // a fleet's pack: its own chain
 			if u, err := h.body.Unit(r.Ticket.Index - h.First); err != nil || r.Prev != h.cur.Head || u != r.Unit {
 				return fmt.Errorf("%w: ticket %s does not follow pack %s's history or its unit (%v)", ErrCorrupt, r.Ticket, h.Serial, err)
 			}
@@ -184,14 +182,14 @@ func replay(tx Tx, e JournalEntry) error {
 
 // entryPacks are the fleet's packs a journal entry sells from (those whose
 // cursor it moves), as the store holds them before it.
-func entryPacks(tx ReadTx, e JournalEntry) ([]*heldPack, error) {
+func entryPacks(tx ReadTx, e JournalEntry) ([]*packInHand, error) {
 	if len(e.Records) == 0 {
 		return nil, nil
 	}
-	var packs []*heldPack
+	var packs []*packInHand
 	for _, st := range e.Settings {
 		if serial, ok := strings.CutPrefix(st.Name, packCursorPrefix); ok {
-			h, err := readHeld(tx, serial)
+			h, err := readPackInHand(tx, serial)
 			if err != nil {
 				return nil, fmt.Errorf("pack %s: %w", serial, err)
 			}
@@ -199,13 +197,4 @@ func entryPacks(tx ReadTx, e JournalEntry) ([]*heldPack, error) {
 		}
 	}
 	return packs, nil
-}
-
-func packHolding(packs []*heldPack, t Ticket) *heldPack {
-	for _, h := range packs {
-		if h.holds(t) {
-			return h
-		}
-	}
-	return nil
 }

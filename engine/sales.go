@@ -2,31 +2,52 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"sync"
 	"time"
 )
 
 // Sales sells units and records their reveal step by step: the player's
-// side of the terminal. Each stake has one open block; the next one is
-// drawn in the background before the open one runs out, so no player waits
-// for a block to be drawn.
+// side of the terminal. Its units come from the blocks it draws itself
+// (localblocks.go), or on a kiosk of a fleet from the packs it holds
+// (fleet_sell.go).
 type Sales struct {
 	w   *writer
 	cfg Config
 
-	fleet   *Fleet                // a kiosk of a fleet: units come from its packs
-	stakes  map[Cents]*stakeState // guarded by w.mu
-	closing bool                  // Close was called: no more background work
-	bg      sync.WaitGroup        // background block generation
+	blocks *localBlocks // a lone kiosk: the blocks it draws
+	fleet  *Fleet       // a kiosk of a fleet: units come from its packs
 }
 
-type stakeState struct {
-	open    *BlockInfo    // the block being sold, nil when unknown
-	spare   bool          // a later block is stored and ready
-	pending chan struct{} // closed when the background generation ends
+// unitSource is where one sale takes its units from, inside the sale's
+// transaction: the block a lone kiosk drew and sells at the stake
+// (blockSource, localblocks.go), or the packs a fleet's kiosk holds at it
+// (packSource, fleet_sell.go). Sales.Sell gets one per sale, with the
+// writer's lock held, and drops it if the transaction fails: what it moved
+// is then forgotten with the transaction.
+type unitSource interface {
+	// next is the next unit left to sell, without taking it. ok is false
+	// once the source has none left; a source that has none at all is an
+	// error (its cursor as known before the sale was stale).
+	next(tx *journalTx) (u stockUnit, ok bool, err error)
+	// take takes the unit next gave: the cursor moves past it, and the head
+	// of its chain to head, the hash of the history record that sold it.
+	take(head Hash)
+	// keep writes in tx the cursors the sale moved that are not written
+	// yet; the sale's last write of its units.
+	keep(tx *journalTx) error
+	// commit, once the transaction is durable, makes the cursors kept the
+	// source's own and restocks: the next block opened when one is
+	// exhausted, the background loop woken when the packs run low.
+	commit(ctx context.Context)
+}
+
+// stockUnit is a unit a source offers a sale: its ticket, its outcome, and
+// the hash of the history record before it in its chain (its block's, or
+// its pack's).
+type stockUnit struct {
+	Ticket Ticket
+	Unit   Unit
+	Prev   Hash
 }
 
 // SellRequest asks for Count units (at least 1) of Stake for Player.
@@ -45,39 +66,23 @@ type SellRequest struct {
 // store's transaction size limit.
 const MaxBatch = 2048
 
-func newSales(w *writer, cfg Config) *Sales {
-	s := &Sales{w: w, cfg: cfg, stakes: map[Cents]*stakeState{}}
-	for _, stake := range Stakes {
-		s.stakes[stake] = &stakeState{}
+// newSales sells from fleet's packs, or without a fleet from blocks drawn
+// here.
+func newSales(w *writer, cfg Config, fleet *Fleet) *Sales {
+	s := &Sales{w: w, cfg: cfg, fleet: fleet}
+	if fleet == nil {
+		s.blocks = newLocalBlocks(w, cfg)
 	}
 	return s
-}
-
-// openAll gives every stake its open block (drawn now if the store has
-// none). A stake whose block cannot be drawn now (a full disk) does not stop
-// the terminal: its sales retry, and history stays readable.
-func (s *Sales) openAll(ctx context.Context) {
-	if s.fleet != nil {
-		return
-	}
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	for _, stake := range Stakes {
-		if _, err := s.openBlock(ctx, stake); err != nil && !errors.Is(err, ErrStakeClosed) {
-			s.w.log.Error("no block open", "stake", int64(stake), "err", err)
-		}
-	}
 }
 
 // close waits for background work and starts no more.
 func (s *Sales) close() {
 	if s.fleet != nil {
 		s.fleet.close()
+		return
 	}
-	s.w.mu.Lock()
-	s.closing = true
-	s.w.mu.Unlock()
-	s.bg.Wait()
+	s.blocks.close()
 }
 
 // OpenBlocks is the block each stake sells now, by stake, as far as this
@@ -86,114 +91,10 @@ func (s *Sales) close() {
 func (s *Sales) OpenBlocks() map[Cents]BlockRef {
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	out := map[Cents]BlockRef{}
-	if s.fleet != nil { // the block of the pack sold next
-		for i := len(s.fleet.packs) - 1; i >= 0; i-- {
-			if h := s.fleet.packs[i]; h.left() > 0 {
-				out[h.Block.Stake] = h.Block
-			}
-		}
-		return out
+	if s.fleet != nil {
+		return s.fleet.hand.nextBlocks()
 	}
-	for stake, st := range s.stakes {
-		if st.open != nil && !st.open.Exhausted() {
-			out[stake] = st.open.Ref
-		}
-	}
-	return out
-}
-
-// openBlock returns the block of stake being sold, moving to the next block
-// when it is exhausted and keeping a spare one drawn ahead. Called with mu.
-func (s *Sales) openBlock(ctx context.Context, stake Cents) (*BlockInfo, error) {
-	st := s.stakes[stake]
-	if st.open != nil && !st.open.Exhausted() {
-		return st.open, nil
-	}
-	if st.pending != nil {
-		select { // the spare is being drawn: it is only milliseconds away
-		case <-st.pending:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		st.pending = nil
-	}
-	var blocks []BlockInfo
-	err := s.w.view(ctx, func(tx ReadTx) (err error) {
-		blocks, err = tx.Blocks()
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	st.open, st.spare = nil, false
-	var last uint32
-	for i := range blocks {
-		b := &blocks[i]
-		if b.Ref.Stake != stake || b.Ref.Emission != s.cfg.Emission {
-			continue
-		}
-		last = max(last, b.Ref.Number)
-		if st.open == nil && !b.Exhausted() {
-			st.open = b
-		} else if st.open != nil {
-			st.spare = true
-		}
-	}
-	if st.open == nil {
-		if last >= s.cfg.BlocksPerStake {
-			return nil, fmt.Errorf("%w (%s, emission %d)", ErrStakeClosed, stake, s.cfg.Emission)
-		}
-		b, err := s.drawBlock(ctx, BlockRef{Emission: s.cfg.Emission, Stake: stake, Number: last + 1})
-		if err != nil {
-			return nil, err
-		}
-		st.open = &BlockInfo{Ref: b.Ref, Size: uint32(b.Len()), Commitment: b.Commitment, Seed: b.Seed}
-		last = b.Ref.Number
-	}
-	if !st.spare && last < s.cfg.BlocksPerStake {
-		s.drawSpare(st, BlockRef{Emission: s.cfg.Emission, Stake: stake, Number: last + 1})
-	}
-	return st.open, nil
-}
-
-// drawBlock draws and stores a block, and logs its commitment.
-func (s *Sales) drawBlock(ctx context.Context, ref BlockRef) (*Block, error) {
-	start := time.Now()
-	b, err := NewBlock(ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.w.store.PutBlock(ctx, b); err != nil {
-		return nil, fmt.Errorf("store block %s: %w", ref, err)
-	}
-	s.w.log.Info("block generated", "block", ref.String(), "stake", int64(ref.Stake),
-		"commitment", b.Commitment.String(), "units", b.Len(), "ms", time.Since(start).Milliseconds())
-	return b, nil
-}
-
-// drawSpare draws the block after the open one in the background, so that
-// no player waits for a block to be drawn. Called with mu.
-func (s *Sales) drawSpare(st *stakeState, ref BlockRef) {
-	if s.closing {
-		return
-	}
-	done := make(chan struct{})
-	st.pending = done
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		_, err := s.drawBlock(context.Background(), ref)
-		if err != nil {
-			s.w.log.Error("background block generation failed", "block", ref.String(), "err", err)
-		}
-		close(done) // before taking mu: openBlock may be waiting with it held
-		s.w.mu.Lock()
-		if st.pending == done {
-			st.pending, st.spare = nil, err == nil
-		}
-		s.w.mu.Unlock()
-	}()
+	return s.blocks.openRefs()
 }
 
 // check refuses a request the engine cannot serve, before any lock.
@@ -211,113 +112,128 @@ func (req SellRequest) check() error {
 }
 
 // Sell sells units in one atomic, durable transaction: for each unit the
-// funds are checked, the next unit of the open block is taken, the cursor
-// advanced, the stake debited and the prize credited, the history record and
-// the ledger entry written. It returns once all of it is on disk. A batch
-// stops early at the end of a block or when funds run out after at least one
-// unit; if not even one unit can be sold, nothing changes and the error says
-// why (ErrInsufficientFunds, ErrStakeClosed, ErrStorage...).
+// funds are checked, the next unit of the open block (or of the packs
+// held) is taken, the cursor advanced, the stake debited and the prize
+// credited, the history record and the ledger entry written. It returns
+// once all of it is on disk. A batch stops early at the end of a block (or
+// of the packs held) or when funds run out after at least one unit; if not
+// even one unit can be sold, nothing changes and the error says why
+// (ErrInsufficientFunds, ErrStakeClosed, ErrOffline, ErrStorage...).
+//
+// The sale, top down: the request is checked; its unit source is found
+// (source); then the one write (sellIn): the player's wallet, the
+// player-protection checks (protect), the units taken from the source while
+// funds last, each with its record and ledger entry, and the cursors moved;
+// last, once it is durable, the source restocks (unitSource.commit).
 func (s *Sales) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	if err := req.check(); err != nil {
 		return nil, err
 	}
-	if s.fleet != nil {
-		return s.fleet.sell(ctx, req)
-	}
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	if err := s.w.err(); err != nil {
-		return nil, err
-	}
-	open, err := s.openBlock(ctx, req.Stake)
+	src, err := s.source(ctx, req.Stake)
 	if err != nil {
 		return nil, err
 	}
+	defer s.w.mu.Unlock() // taken by source
 	now := s.w.now().UTC()
 	var sales []Sale
-	var cur Cursor
 	err = s.w.update(ctx, func(tx *journalTx) (err error) {
-		sales, cur, err = s.sellIn(tx, open, req, now)
+		sales, err = s.sellIn(tx, src, req, now)
 		return err
 	})
 	if err != nil {
-		s.w.log.Warn("sale refused", "player", req.Player, "stake", int64(req.Stake), "err", err)
+		s.w.log.Warn().Str("player", req.Player).Int64("stake", int64(req.Stake)).AnErr("err", err).Msg("sale refused")
 		return nil, err
 	}
-	open.Cursor = cur
-	s.sold(ctx, open, sales)
+	s.logSold(sales)
+	src.commit(ctx)
 	return sales, nil
 }
 
-// sellIn writes the sale of req's units from block open in tx and returns
-// them with the block's new cursor.
-func (s *Sales) sellIn(tx *journalTx, open *BlockInfo, req SellRequest, now time.Time) ([]Sale, Cursor, error) {
-	sales := make([]Sale, 0, req.Count)
+// source is where the sale's units come from: the block open at the stake
+// on a lone kiosk, the packs held at it on a kiosk of a fleet (waiting for
+// a first pack if need be). It returns with the writer's lock held, which
+// the caller releases; on an error the lock is released.
+func (s *Sales) source(ctx context.Context, stake Cents) (unitSource, error) {
+	if s.fleet != nil {
+		return s.fleet.source(ctx, stake)
+	}
+	return s.blocks.source(ctx, stake)
+}
+
+// sellIn is the sale's one transaction: the player's wallet (the demo
+// wallet opened on first use), the player-protection step, then unit after
+// unit from src while funds last and the request wants more, each with its
+// history record and ledger entry, the cursors src moved, the reveals of a
+// batch shown at once, and the wallet.
+func (s *Sales) sellIn(tx *journalTx, src unitSource, req SellRequest, now time.Time) ([]Sale, error) {
 	tx.grow(req.Count)
 	w, err := openWallet(tx, req.Player, now, s.cfg.DemoFunds, s.w.log)
 	if err != nil {
-		return nil, Cursor{}, err
+		return nil, err
 	}
-	cur, err := tx.Cursor(open.Ref)
-	if err != nil {
-		return nil, cur, err
+	if err := s.protect(tx, w, req); err != nil {
+		return nil, err
 	}
-	if cur.Served == 0 {
-		tx.noteBlock(*open)
-	}
-	for i := 0; i < req.Count && cur.Served < open.Size; i++ {
+	sales := make([]Sale, 0, req.Count)
+	for len(sales) < req.Count {
 		if w.Balance < req.Stake {
-			if i == 0 {
-				return nil, cur, fmt.Errorf("%w: balance %s, stake %s", ErrInsufficientFunds, w.Balance, req.Stake)
+			if len(sales) == 0 {
+				return nil, fmt.Errorf("%w: balance %s, stake %s", ErrInsufficientFunds, w.Balance, req.Stake)
 			}
 			break
 		}
-		t := Ticket{Block: open.Ref, Index: cur.Served}
-		u, err := tx.Unit(t)
+		u, ok, err := src.next(tx)
 		if err != nil {
-			return nil, cur, err
+			return nil, err
 		}
-		sale, head, err := sellUnit(tx, &w, t, u, cur.Head, req, i, now)
+		if !ok {
+			break
+		}
+		sale, head, err := sellUnit(tx, &w, u, req, len(sales), now)
 		if err != nil {
-			return nil, cur, err
+			return nil, err
 		}
-		cur.Served, cur.Head = cur.Served+1, head
+		src.take(head)
 		sales = append(sales, sale)
 	}
-	if len(sales) == 0 { // only if the cached cursor was stale
-		return nil, cur, fmt.Errorf("%w: block %s has no unit left", ErrStorage, open.Ref)
+	if err := src.keep(tx); err != nil {
+		return nil, err
 	}
 	if req.Picks != nil { // every unit shown at once: the reveals go together
-		rvs := make([]Reveal, len(sales))
-		for i, s := range sales {
-			rvs[i] = s.Reveal
-		}
-		if err := tx.PutReveals(sales[0].Ticket, rvs); err != nil {
-			return nil, cur, err
+		if err := putRevealRuns(tx, sales); err != nil {
+			return nil, err
 		}
 	}
-	if err := tx.PutCursor(open.Ref, cur); err != nil {
-		return nil, cur, err
-	}
-	return sales, cur, tx.PutWallet(w)
+	return sales, tx.PutWallet(w)
 }
 
-// sellUnit sells unit t (outcome u), the i-th of req, from wallet w: the
-// ledger entry and the history record, chained after the record hashing to
-// prev. It returns the sale and its record's hash, the chain's new head.
-func sellUnit(tx *journalTx, w *Wallet, t Ticket, u Unit, prev Hash, req SellRequest, i int, now time.Time) (Sale, Hash, error) {
+// protect is the sale's player-protection step, where the checks that may
+// refuse a player a sale go (limits, exclusions, prizes held): inside the
+// sale's transaction, on the player's wallet as it stands (the demo funds
+// granted, no unit taken yet), so that a refusal writes nothing and no other
+// change slips between the check and the sale. A check refuses the whole
+// request with an error matched with errors.Is. There is none yet.
+func (s *Sales) protect(tx ReadTx, w Wallet, req SellRequest) error {
+	return nil
+}
+
+// sellUnit sells unit u, the i-th of req, from wallet w: the ledger entry
+// and the history record, chained after u.Prev. It returns the sale and its
+// record's hash, the chain's new head.
+func sellUnit(tx *journalTx, w *Wallet, u stockUnit, req SellRequest, i int, now time.Time) (Sale, Hash, error) {
+	t := u.Ticket
 	before := w.Balance
-	l := w.move(LedgerEntry{Time: now, Kind: LedgerSale, Debit: req.Stake, Credit: u.Prize(req.Stake), Ticket: t, Actor: req.Actor})
+	l := w.move(LedgerEntry{Time: now, Kind: LedgerSale, Debit: req.Stake, Credit: u.Unit.Prize(req.Stake), Ticket: t, Actor: req.Actor})
 	w.HasLast, w.Last = true, t
-	r := Record{Ticket: t, Player: req.Player, Time: now, Unit: u, BalanceBefore: before,
-		BalanceAfter: w.Balance, LedgerSeq: l.Seq, Prev: prev}
+	r := Record{Ticket: t, Player: req.Player, Time: now, Unit: u.Unit, BalanceBefore: before,
+		BalanceAfter: w.Balance, LedgerSeq: l.Seq, Prev: u.Prev}
 	rv := NewReveal()
 	if req.Picks != nil {
 		p := req.Picks(i)
 		if p[0] < 0 || p[0] >= NumSlots || p[1] < 0 || p[1] >= NumSlots {
 			return Sale{}, Hash{}, fmt.Errorf("%w: pucks %v (slots 0 to %d)", ErrReveal, p, NumSlots-1)
 		}
-		rv = Reveal{Slots: p, Go: [2]bool{u.Drops[0].Dest.Bonus, u.Drops[1].Dest.Bonus}}
+		rv = Reveal{Slots: p, Go: [2]bool{u.Unit.Drops[0].Dest.Bonus, u.Unit.Drops[1].Dest.Bonus}}
 	}
 	if err := tx.PutRecord(r); err != nil {
 		return Sale{}, Hash{}, err
@@ -325,20 +241,35 @@ func sellUnit(tx *journalTx, w *Wallet, t Ticket, u Unit, prev Hash, req SellReq
 	return Sale{Record: r, Reveal: rv}, r.Hash(), tx.PutLedger(l)
 }
 
-// sold logs the units sold and moves to the next block when open is
-// exhausted. Called with mu.
-func (s *Sales) sold(ctx context.Context, open *BlockInfo, sales []Sale) {
-	if s.w.log.Enabled(ctx, slog.LevelInfo) { // a batch sells thousands: no ticket strings for a silent log
-		for _, sale := range sales {
-			s.w.log.Info("unit sold", "ticket", sale.Ticket.String(), "player", sale.Player,
-				"stake", int64(sale.Stake()), "prize", int64(sale.Prize()), "balance", int64(sale.BalanceAfter))
+// putRevealRuns stores the reveals of sales shown at once, one call per run
+// of consecutive tickets (a batch may span packs).
+func putRevealRuns(tx *journalTx, sales []Sale) error {
+	for start := 0; start < len(sales); {
+		end := start + 1
+		for end < len(sales) && sales[end].Ticket == sales[start].Ticket.Plus(uint32(end-start)) {
+			end++
 		}
+		rvs := make([]Reveal, end-start)
+		for i := range rvs {
+			rvs[i] = sales[start+i].Reveal
+		}
+		if err := tx.PutReveals(sales[start].Ticket, rvs); err != nil {
+			return err
+		}
+		start = end
 	}
-	if open.Exhausted() {
-		s.w.log.Info("block exhausted", "block", open.Ref.String(), "seed", fmt.Sprintf("%x", open.Seed))
-		if _, err := s.openBlock(ctx, open.Ref.Stake); err != nil {
-			s.w.log.Warn("no next block", "stake", int64(open.Ref.Stake), "err", err)
-		}
+	return nil
+}
+
+// logSold logs the units sold; a batch sells thousands: no ticket strings
+// for a silent log.
+func (s *Sales) logSold(sales []Sale) {
+	if !s.w.log.Info().Enabled() {
+		return
+	}
+	for _, sale := range sales {
+		s.w.log.Info().Str("ticket", sale.Ticket.String()).Str("player", sale.Player).
+			Int64("stake", int64(sale.Stake())).Int64("prize", int64(sale.Prize())).Int64("balance", int64(sale.BalanceAfter)).Msg("unit sold")
 	}
 }
 
@@ -376,8 +307,8 @@ func (s *Sales) step(ctx context.Context, t Ticket, want Step, apply func(*Revea
 	if err != nil {
 		return Sale{}, err
 	}
-	s.w.log.Info("reveal step", "ticket", t.String(), "drop", want.Drop, "step", stepName[want.Kind],
-		"slot", sale.Reveal.Slots[want.Drop], "done", sale.Done())
+	s.w.log.Info().Str("ticket", t.String()).Int("drop", want.Drop).Str("step", stepName[want.Kind]).
+		Int("slot", sale.Reveal.Slots[want.Drop]).Bool("done", sale.Done()).Msg("reveal step")
 	return sale, nil
 }
 

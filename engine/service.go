@@ -3,8 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // Config is the emission the terminal sells, and what the engine is given.
@@ -19,7 +20,7 @@ type Config struct {
 	// (nil: time.Now; tests pin it).
 	Now func() time.Time
 	// Fleet, when set, makes the terminal a kiosk of a fleet: units come
-	// from packs the central hands out (kiosk.go); nil: a lone kiosk
+	// from packs the central hands out (fleet_kiosk.go); nil: a lone kiosk
 	// drawing its own blocks.
 	Fleet *FleetConfig
 	// PINIterations is the PBKDF2 count of a new operator PIN hash (0:
@@ -71,12 +72,9 @@ type Service struct {
 // first, then every stake gets an open block (drawn now if the store has
 // none) and a spare one drawn in the background. A store that fails its
 // checks opens out of service: reads work, Health says why nothing else does.
-func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) (*Service, error) {
+func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger) (*Service, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -85,17 +83,21 @@ func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) 
 		cfg.PINIterations = DefaultPINIterations
 	}
 	w := newWriter(store, cfg.Journal, log, cfg.Now)
-	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
-	s := &Service{Sales: newSales(w, cfg), Cash: cash, Desk: &Desk{w: w, cash: cash, iterations: cfg.PINIterations},
-		Reports: &Reports{w: w, emission: cfg.Emission}, Auditor: &Auditor{w: w}, w: w, cfg: cfg}
-	if cfg.Fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
-		cfg.Fleet = &FleetConfig{}
+	fleet := cfg.Fleet
+	if fleet == nil && fleetStore(ctx, store) { // its packs are read, its sales refused
+		fleet = &FleetConfig{}
 	}
-	if cfg.Fleet != nil {
+	s := &Service{w: w, cfg: cfg}
+	var central Central
+	if fleet != nil {
 		w.fleet = true
-		s.Fleet = newFleet(w, *cfg.Fleet, cfg.DemoFunds)
-		s.Sales.fleet, s.Auditor.fleet, s.Reports.central = s.Fleet, s.Fleet, cfg.Fleet.Central
+		s.Fleet, central = newFleet(w, *fleet), fleet.Central
 	}
+	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
+	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
+	s.Desk = &Desk{w: w, cash: cash, iterations: cfg.PINIterations}
+	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
+	s.Auditor = &Auditor{w: w, fleet: s.Fleet}
 	w.mu.Lock()
 	err := w.checkAtStart(ctx)
 	if err == nil && s.Fleet != nil {
@@ -103,9 +105,9 @@ func NewService(ctx context.Context, store Store, cfg Config, log *slog.Logger) 
 	}
 	w.mu.Unlock()
 	if s.Fleet != nil {
-		s.Fleet.start(ctx)
+		s.Fleet.loop.start(ctx)
 	} else if err == nil {
-		s.openAll(ctx)
+		s.Sales.blocks.openAll(ctx)
 	}
 	return s, nil
 }

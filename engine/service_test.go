@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"starfortune/engine"
 	"starfortune/engine/memstore"
 )
@@ -47,7 +49,7 @@ func newService(t *testing.T, cfg engine.Config) (*engine.Service, *memstore.Sto
 	if cfg.Now == nil {
 		cfg.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
 	}
-	s, err := engine.NewService(ctx, st, cfg, nil)
+	s, err := engine.NewService(ctx, st, cfg, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +295,7 @@ func TestBlocksFollowEachOtherThenTheStakeCloses(t *testing.T) {
 	cfg := engine.DefaultConfig()
 	cfg.BlocksPerStake = 2
 	st := memstore.New()
-	s, err := engine.NewService(ctx, st, cfg, nil)
+	s, err := engine.NewService(ctx, st, cfg, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +311,7 @@ func TestBlocksFollowEachOtherThenTheStakeCloses(t *testing.T) {
 	}
 	nearlySold(t, st, s, 200, 2)
 	// A new service reads the cursor the store now has.
-	s, _ = engine.NewService(ctx, st, cfg, nil)
+	s, _ = engine.NewService(ctx, st, cfg, zerolog.Nop())
 	sales := sell(t, s, engine.DemoPlayer, 200, 5)
 	if len(sales) != 2 || sales[1].Ticket.Index != engine.BlockSize-1 {
 		t.Fatalf("batch crossed the block's end: %d sales", len(sales))
@@ -326,7 +328,7 @@ func TestBlocksFollowEachOtherThenTheStakeCloses(t *testing.T) {
 	}
 	nearlySold(t, st, s, 200, 1)
 	s.Close()
-	s, _ = engine.NewService(ctx, st, cfg, nil)
+	s, _ = engine.NewService(ctx, st, cfg, zerolog.Nop())
 	sell(t, s, engine.DemoPlayer, 200, 1)
 	_, err = s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 200, Count: 1})
 	if !errors.Is(err, engine.ErrStakeClosed) {
@@ -423,12 +425,12 @@ func TestEmissionBounds(t *testing.T) {
 		{Emission: 0, BlocksPerStake: 1}, {Emission: 100, BlocksPerStake: 1},
 		{Emission: 1, BlocksPerStake: 0}, {Emission: 1, BlocksPerStake: 10_000}, {Emission: 1, BlocksPerStake: 1, DemoFunds: -1},
 	} {
-		if _, err := engine.NewService(ctx, memstore.New(), cfg, nil); !errors.Is(err, engine.ErrBadConfig) {
+		if _, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop()); !errors.Is(err, engine.ErrBadConfig) {
 			t.Errorf("%+v: %v, want ErrBadConfig", cfg, err)
 		}
 	}
 	cfg := engine.Config{Emission: engine.MaxEmission, BlocksPerStake: 1, DemoFunds: 1000}
-	s, err := engine.NewService(ctx, memstore.New(), cfg, nil)
+	s, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 // writer is the one way every change reaches the store: a single lock, so
@@ -18,7 +19,7 @@ import (
 type writer struct {
 	store   Store
 	journal Journal // nil: none (tests of other things)
-	log     *slog.Logger
+	log     zerolog.Logger
 	now     func() time.Time
 
 	fleet  bool               // a kiosk of a fleet: every ledger entry goes to the outbox too
@@ -27,7 +28,7 @@ type writer struct {
 	broken *OutOfServiceError // why the terminal is out of service, or nil
 }
 
-func newWriter(store Store, journal Journal, log *slog.Logger, now func() time.Time) *writer {
+func newWriter(store Store, journal Journal, log zerolog.Logger, now func() time.Time) *writer {
 	w := &writer{store: store, journal: journal, log: log, now: now}
 	if journal != nil {
 		w.jhead = journal.Head()
@@ -191,7 +192,7 @@ func (w *writer) outOfService(storeBehind bool, problems ...string) error {
 	}
 	w.broken.Problems = append(w.broken.Problems, problems...)
 	w.broken.StoreBehind = w.broken.StoreBehind || storeBehind
-	w.log.Error("terminal out of service", "problems", problems)
+	w.log.Error().Strs("problems", problems).Msg("terminal out of service")
 	return w.err()
 }
 

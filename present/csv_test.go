@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"starfortune/engine"
 	"starfortune/engine/memstore"
 	"starfortune/present"
@@ -13,7 +15,7 @@ import (
 
 func TestCSV(t *testing.T) {
 	ctx := context.Background()
-	s, err := engine.NewService(ctx, memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, nil)
+	s, err := engine.NewService(ctx, memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

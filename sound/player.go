@@ -1,13 +1,13 @@
 package sound
 
 import (
-	"log/slog"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ebitengine/oto/v3"
+	"github.com/rs/zerolog"
 )
 
 // Settings are the [sound] part of the settings file.
@@ -61,11 +61,8 @@ var otoOnce sync.Once
 // audio device, without waiting for it: sounds asked for meanwhile are not
 // heard. When there is no device, log gets one line and the player stays
 // silent; it never fails.
-func Open(s Settings, log *slog.Logger) *Player {
+func Open(s Settings, log zerolog.Logger) *Player {
 	p := NewSilent(s)
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	opened := false
 	otoOnce.Do(func() {
 		opened = true
@@ -73,24 +70,24 @@ func Open(s Settings, log *slog.Logger) *Player {
 		ctx, ready, err := oto.NewContext(&oto.NewContextOptions{
 			SampleRate: Rate, ChannelCount: 1, Format: oto.FormatFloat32LE, BufferSize: deviceBuffer})
 		if err != nil {
-			log.Warn("sound: no audio device, the game plays silently", "err", err)
+			log.Warn().AnErr("err", err).Msg("sound: no audio device, the game plays silently")
 			return
 		}
 		go func() {
 			<-ready
 			if err := ctx.Err(); err != nil {
-				log.Warn("sound: no audio device, the game plays silently", "err", err)
+				log.Warn().AnErr("err", err).Msg("sound: no audio device, the game plays silently")
 				return
 			}
 			p.out = ctx.NewPlayer(p.mixer)
 			p.out.SetBufferSize(int(mixAhead.Seconds()*Rate) * 4)
 			p.out.Play()
 			p.mix.Store(p.mixer)
-			log.Info("sound: playing on the default audio device", "volume", s.Volume, "mute", s.Mute)
+			log.Info().Int("volume", s.Volume).Bool("mute", s.Mute).Msg("sound: playing on the default audio device")
 		}()
 	})
 	if !opened {
-		log.Warn("sound: the audio device is already in use by another player; this one is silent")
+		log.Warn().Msg("sound: the audio device is already in use by another player; this one is silent")
 	}
 	return p
 }

@@ -3,7 +3,6 @@ package sound_test
 import (
 	"bytes"
 	"encoding/binary"
-	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"starfortune/sound"
 	"starfortune/sound/alsafile"
@@ -173,7 +174,7 @@ func TestPlayerOnALSA(t *testing.T) {
 // playerChild opens the device, plays JOUER, a fast peg and a landing, and
 // waits for them to be heard.
 func playerChild(sc string) {
-	log := slog.New(slog.NewTextHandler(os.Stdout, nil))
+	log := zerolog.New(os.Stdout)
 	p := sound.Open(sound.Settings{Volume: 100, Mute: sc == "muted"}, log)
 	for t := time.Now(); !p.Playing() && time.Since(t) < 2*time.Second; {
 		time.Sleep(10 * time.Millisecond)

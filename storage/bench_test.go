@@ -91,7 +91,7 @@ func richService(b *testing.B) *engine.Service {
 	b.Cleanup(func() { j.Close() })
 	cfg := testConfig
 	cfg.Journal = j
-	svc, err := engine.NewService(context.Background(), mustOpenDir(b, filepath.Join(dir, "db")), cfg, nil)
+	svc, err := engine.NewService(context.Background(), mustOpenDir(b, filepath.Join(dir, "db")), cfg, zerolog.Nop())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func bigHistory(b *testing.B) {
 		}
 		ctx := context.Background()
 		cfg := engine.Config{Emission: 1, BlocksPerStake: 9, DemoFunds: 10_000}
-		if big.svc, big.err = engine.NewService(ctx, big.store, cfg, nil); big.err != nil {
+		if big.svc, big.err = engine.NewService(ctx, big.store, cfg, zerolog.Nop()); big.err != nil {
 			return
 		}
 		for range 100 {

@@ -50,7 +50,7 @@ func newService(tb testing.TB, s engine.Store) *engine.Service {
 	now := start
 	cfg := testConfig
 	cfg.Now = func() time.Time { now = now.Add(time.Second); return now }
-	svc, err := engine.NewService(context.Background(), s, cfg, nil)
+	svc, err := engine.NewService(context.Background(), s, cfg, zerolog.Nop())
 	if err != nil {
 		tb.Fatalf("new service: %v", err)
 	}

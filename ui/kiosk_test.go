@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/rs/zerolog"
 
 	"starfortune/engine"
 	"starfortune/engine/memstore"
@@ -72,7 +73,7 @@ func newRigAs(t testing.TB, o ui.Options, as func(*engine.Service) ui.Game) rig 
 	c := &clock{now: time.Date(2026, 12, 2, 14, 5, 0, 0, time.UTC)}
 	// A PIN hash records its iteration count; the real one is slow under -race.
 	svc, err := engine.NewService(context.Background(), store,
-		engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, Now: c.Now, PINIterations: 1000}, nil)
+		engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, Now: c.Now, PINIterations: 1000}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ type Operator interface {
 	OperatorCredit(ctx context.Context, actor, player string, amount engine.Cents) (engine.LedgerEntry, error)
 	OperatorPayout(ctx context.Context, actor, player string, amount engine.Cents) (engine.LedgerEntry, error)
 	BlockReport(ctx context.Context) ([]engine.BlockStatus, error)
-	Audit(ctx context.Context, progress func(done, total int)) (engine.Report, error)
+	Audit(ctx context.Context, progress func(done, total int)) (engine.AuditReport, error)
 	// InFleet says whether the terminal is a kiosk of a fleet (the panel
 	// then has the Fleet tab).
 	InFleet() bool

@@ -71,7 +71,7 @@ func (v *auditView) start() {
 	})
 }
 
-func (v *auditView) showAudit(rep engine.Report) {
+func (v *auditView) showAudit(rep engine.AuditReport) {
 	v.result.Objects = nil
 	summary := lang.L("{{.Blocks}} blocks, {{.Records}} history records, {{.Wallets}} wallets checked",
 		map[string]any{"Blocks": rep.Blocks, "Records": rep.Records, "Wallets": rep.Wallets})

@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
+	"github.com/rs/zerolog"
 
 	"starfortune/engine"
 	"starfortune/engine/memstore"
@@ -15,7 +16,7 @@ import (
 
 func newTestKiosk(t *testing.T, o Options) (*Kiosk, *engine.Service) {
 	t.Helper()
-	svc, err := engine.NewService(context.Background(), memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, PINIterations: 1000}, nil)
+	svc, err := engine.NewService(context.Background(), memstore.New(), engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, PINIterations: 1000}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

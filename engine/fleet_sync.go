@@ -1,0 +1,368 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// syncLoop is the kiosk's background loop: at once a first round
+// (KioskState first, so that a kiosk restored from a backup never sells a
+// position the central knows), then every SyncEvery, or sooner when a sale
+// asks; slower, up to maxBackoff, while the central cannot be reached.
+type syncLoop struct {
+	f          *Fleet
+	claimed    chan struct{} // closed when the current round ends (guarded by the writer's lock)
+	lastErr    error         // the last round's failure, nil after a good one (guarded by the writer's lock)
+	kick       chan struct{} // wakes the loop
+	quit, done chan struct{}
+	beat       time.Time // the loop's: the last heartbeat
+	reconciled bool      // the loop's: KioskState applied since the start
+}
+
+func newSyncLoop(f *Fleet) *syncLoop {
+	return &syncLoop{f: f, claimed: make(chan struct{}), kick: make(chan struct{}, 1),
+		quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start runs the first round, then the loop in the background.
+func (l *syncLoop) start(ctx context.Context) {
+	if l.f.cfg.Central == nil {
+		close(l.done)
+		return
+	}
+	first, cancel := context.WithTimeout(ctx, 3*time.Second)
+	l.lastErr = l.round(first)
+	cancel()
+	go l.run()
+}
+
+// stop ends the loop and waits for it.
+func (l *syncLoop) stop() {
+	close(l.quit)
+	<-l.done
+}
+
+// poke wakes the loop.
+func (l *syncLoop) poke() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (l *syncLoop) run() {
+	defer close(l.done)
+	delay := l.f.cfg.SyncEvery
+	if l.lastErr != nil {
+		delay = time.Second
+	}
+	timer := time.NewTimer(delay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-l.quit:
+			return
+		case <-l.kick:
+			if l.err() != nil {
+				continue // backing off: the timer decides
+			}
+			if !timer.Stop() {
+				select { // drained, so that Reset below starts afresh
+				case <-timer.C:
+				default:
+				}
+			}
+		case <-timer.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), netTimeout)
+		err := l.round(ctx)
+		cancel()
+		if err != nil {
+			delay = min(max(2*delay, time.Second), maxBackoff)
+			l.f.w.log.Warn().AnErr("err", err).Str("retry_in", delay.String()).Msg("central unreachable or refusing")
+		} else {
+			delay = l.f.cfg.SyncEvery
+		}
+		timer.Reset(delay)
+	}
+}
+
+// err is the last round's failure (it takes the writer's lock).
+func (l *syncLoop) err() error {
+	l.f.w.mu.Lock()
+	defer l.f.w.mu.Unlock()
+	return l.lastErr
+}
+
+// round is one turn of the loop: reconcile once, push the backlog, return
+// released remainders, claim packs ahead, tell the central the kiosk lives.
+// Whatever happens, sales waiting for a pack are woken at its end.
+func (l *syncLoop) round(ctx context.Context) (err error) {
+	f := l.f
+	defer func() {
+		f.w.mu.Lock()
+		l.lastErr = err
+		close(l.claimed)
+		l.claimed = make(chan struct{})
+		f.w.mu.Unlock()
+	}()
+	if !l.reconciled {
+		if err := f.reconcile(ctx); err != nil {
+			return err
+		}
+		l.reconciled = true
+	}
+	if err := f.claim(ctx); err != nil { // first: a sale may be waiting for it
+		return err
+	}
+	f.pushMu.Lock()
+	more, err := f.push(ctx, roundBatches)
+	f.pushMu.Unlock()
+	if err != nil {
+		if errors.Is(err, ErrSyncGap) {
+			l.reconciled = false
+		}
+		return err
+	}
+	if more {
+		l.poke() // the rest at once, after a look at the packs
+	}
+	if err := f.releasePending(ctx); err != nil {
+		return err
+	}
+	return l.heartbeat(ctx)
+}
+
+// heartbeat tells the central, once per SyncEvery, that the kiosk lives and
+// what it has not pushed yet: what support staff see of it (FleetView).
+func (l *syncLoop) heartbeat(ctx context.Context) error {
+	f := l.f
+	if f.w.now().Sub(l.beat) < f.cfg.SyncEvery {
+		return nil
+	}
+	var backlog int
+	err := f.w.view(ctx, func(tx ReadTx) error {
+		st, err := readFleetState(tx)
+		backlog = st.backlog()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := f.cfg.Central.Heartbeat(ctx, backlog); err != nil {
+		return err
+	}
+	l.beat = f.w.now()
+	return f.touch(ctx)
+}
+
+// Sync pushes every movement (and the sales among them) the central does
+// not have yet, in batches, then returns the remainders released.
+func (f *Fleet) Sync(ctx context.Context) error {
+	if f.cfg.Central == nil {
+		return ErrNeedsCentral
+	}
+	f.pushMu.Lock()
+	_, err := f.push(ctx, -1)
+	f.pushMu.Unlock()
+	if err != nil {
+		return err
+	}
+	return f.releasePending(ctx)
+}
+
+// push pushes at most batches batches (-1: all), and says whether more
+// wait. Called with pushMu.
+func (f *Fleet) push(ctx context.Context, batches int) (more bool, err error) {
+	for ; batches != 0; batches-- {
+		n, err := f.pushOnce(ctx)
+		if err != nil || n == 0 {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// pushOnce pushes one batch; it returns how many movements it pushed.
+func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
+	f.w.mu.Lock()
+	ranges := f.hand.ranges()
+	f.w.mu.Unlock()
+	var sales []FleetSale
+	var moves []FleetMovement
+	err := f.w.view(ctx, func(tx ReadTx) error {
+		st, err := readFleetState(tx)
+		if err != nil {
+			return err
+		}
+		for seq := st.Pushed + 1; seq <= st.MovSeq && len(moves) < pushBatch; seq++ {
+			m, s, err := outboxItem(tx, seq, ranges)
+			if err != nil {
+				return err
+			}
+			moves = append(moves, m)
+			if s != nil {
+				sales = append(sales, *s)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(moves) == 0 {
+		return 0, err
+	}
+	if len(sales) > 0 {
+		if r, err := f.cfg.Central.PushSales(ctx, sales); err != nil {
+			return 0, err
+		} else if r.Conflicts > 0 {
+			f.w.log.Error().Int("conflicts", r.Conflicts).Msg("the central refused sales as conflicts (see central audit)")
+		}
+	}
+	r, err := f.cfg.Central.PushMovements(ctx, moves)
+	if err != nil {
+		return 0, err
+	}
+	if r.Conflicts > 0 {
+		f.w.log.Error().Int("conflicts", r.Conflicts).Msg("the central refused movements as conflicts (see central audit)")
+	}
+	last := moves[len(moves)-1].Seq
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	f.link.last = f.w.now().UTC()
+	return len(moves), f.saveState(ctx, func(st *fleetState) { st.Pushed = max(st.Pushed, last) })
+}
+
+// outboxItem reads movement seq of the outbox, and its sale if it is one.
+func outboxItem(tx ReadTx, seq uint64, packs []packInHand) (FleetMovement, *FleetSale, error) {
+	o, err := readOutEntry(tx, seq)
+	if err != nil {
+		return FleetMovement{}, nil, err
+	}
+	var l LedgerEntry
+	var found bool
+	if err := tx.Ledger(o.Player, o.Ledger, o.Ledger, func(e LedgerEntry) error { l, found = e, true; return nil }); err != nil || !found {
+		return FleetMovement{}, nil, fmt.Errorf("%w: ledger entry %d of %s for outbox entry %d (%v)", ErrCorrupt, o.Ledger, o.Player, seq, err)
+	}
+	// The id names the movement number too: a kiosk restored from an old
+	// backup writes its ledger entries again under new numbers.
+	m := FleetMovement{Seq: seq, ID: fmt.Sprintf("%d:%s/%d", seq, o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
+		Debit: l.Debit, Credit: l.Credit, Time: l.Time}
+	if o.SaleSeq == 0 {
+		return m, nil, nil
+	}
+	t := l.Ticket
+	m.Ticket = &t
+	sale, err := readSale(tx, t)
+	if err != nil {
+		return m, nil, err
+	}
+	s := &FleetSale{Seq: o.SaleSeq, Ticket: t, Time: sale.Time, Player: sale.Player, Unit: sale.Unit, Revealed: sale.Done()}
+	for _, h := range packs {
+		if h.covers(t) {
+			s.Pack = h.Serial
+		}
+	}
+	return m, s, nil
+}
+
+// The outbox, as the store keeps it.
+const fleetStateKey = "fleet/state"
+
+func outboxKey(seq uint64) string { return fmt.Sprintf("fleet/out/%020d", seq) }
+
+// fleetState is the kiosk's numbering and its position with the central.
+type fleetState struct {
+	Kiosk           string
+	SaleSeq, MovSeq uint64    // the last numbers given
+	Pushed          uint64    // the last movement the central has
+	Contact         time.Time // the last round trip (zero: none)
+}
+
+// backlog is the number of movements (sales among them) the central lacks.
+func (s fleetState) backlog() int { return int(s.MovSeq - min(s.Pushed, s.MovSeq)) }
+
+func (s fleetState) encode() []byte {
+	e := encoder{}
+	e.u8(codecVersion)
+	e.str(s.Kiosk)
+	e.u64(s.SaleSeq)
+	e.u64(s.MovSeq)
+	e.u64(s.Pushed)
+	e.time(s.Contact)
+	return e.b
+}
+
+func readFleetState(tx ReadTx) (fleetState, error) {
+	v, ok, err := tx.Setting(fleetStateKey)
+	if err != nil || !ok {
+		return fleetState{}, err
+	}
+	d := decoder{b: v}
+	d.version("fleet state")
+	s := fleetState{Kiosk: d.str(), SaleSeq: d.u64(), MovSeq: d.u64(), Pushed: d.u64(), Contact: d.time()}
+	if s.Contact.UnixNano() == (time.Time{}).UnixNano() {
+		s.Contact = time.Time{}
+	}
+	return s, d.done("fleet state")
+}
+
+// outEntry is one movement of the outbox: a ledger entry, and its sale
+// number when it sells a unit.
+type outEntry struct {
+	Player  string
+	Ledger  uint64
+	SaleSeq uint64 // 0: not a sale
+}
+
+func (o outEntry) encode() []byte {
+	e := encoder{}
+	e.u8(codecVersion)
+	e.str(o.Player)
+	e.u64(o.Ledger)
+	e.u64(o.SaleSeq)
+	return e.b
+}
+
+func decodeOutEntry(v []byte) (outEntry, error) {
+	d := decoder{b: v}
+	d.version("outbox entry")
+	o := outEntry{Player: d.str(), Ledger: d.u64(), SaleSeq: d.u64()}
+	return o, d.done("outbox entry")
+}
+
+// readOutEntry reads movement seq of the outbox.
+func readOutEntry(tx ReadTx, seq uint64) (outEntry, error) {
+	v, ok, err := tx.Setting(outboxKey(seq))
+	if err != nil || !ok {
+		return outEntry{}, fmt.Errorf("%w: outbox entry %d missing (%v)", ErrCorrupt, seq, err)
+	}
+	return decodeOutEntry(v)
+}
+
+// outbox numbers the ledger entries of one transaction for the central:
+// every movement of funds (sales, credits, payouts, grants) goes to the
+// outbox in the transaction that makes it.
+type outbox struct {
+	st     fleetState
+	loaded bool
+	dirty  bool
+}
+
+func (o *outbox) add(t *journalTx, l LedgerEntry) error {
+	if !o.loaded {
+		st, err := readFleetState(t.Tx)
+		if err != nil {
+			return err
+		}
+		o.st, o.loaded = st, true
+	}
+	o.st.MovSeq++
+	e := outEntry{Player: l.Player, Ledger: l.Seq}
+	if l.Kind == LedgerSale {
+		o.st.SaleSeq++
+		e.SaleSeq = o.st.SaleSeq
+	}
+	o.dirty = true
+	return t.PutSetting(outboxKey(o.st.MovSeq), e.encode())
+}
