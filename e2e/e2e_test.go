@@ -6,6 +6,10 @@
 // data directory in-process only to check what the command line does not
 // show.
 //
+// The tests whose children run long (kills, power cuts, a whole block) run
+// in parallel: a child uses about one core, and the machines that run the
+// suite have two. The window's sound test runs alone, as its timings need.
+//
 // One helper program is built beside it: internal/torture, a workload
 // that drives the engine the way the window does (sales revealed step by
 // step, credits, payouts) and prints each operation once it is durable, so

@@ -33,6 +33,7 @@ func killRounds() int {
 // and offer the player's interrupted unit for resumption; an operator's
 // credit is in the ledger and the operator log, or in neither.
 func TestRandomKills(t *testing.T) {
+	t.Parallel()
 	rounds := killRounds()
 	root := t.TempDir()
 	var dir string
@@ -133,6 +134,7 @@ func tables(t *testing.T, dir string) []string {
 // error (never a panic, never an empty store), and `recover` rebuilds the
 // exact history from the journal.
 func TestDamagedStoreIsRefusedThenRecovered(t *testing.T) {
+	t.Parallel()
 	for name, c := range map[string]struct {
 		damage func(t *testing.T, dir string)
 		says   string
@@ -180,6 +182,7 @@ func TestDamagedStoreIsRefusedThenRecovered(t *testing.T) {
 // Badger opens a cut write-ahead log without a word and forgets the sales
 // at its end; the journal reveals the gap and rebuilds them.
 func TestTruncatedWriteAheadLogIsRevealedByTheJournal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustCLI(t, dir, "play", "--stake", "1", "--n", "3") // blocks drawn, flushed at close
 	// Sales acknowledged, then the process killed: they are only in the
@@ -236,6 +239,7 @@ func TestTruncatedWriteAheadLogIsRevealedByTheJournal(t *testing.T) {
 }
 
 func TestBackupRestoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir, other := t.TempDir(), filepath.Join(t.TempDir(), "restored")
 	want := played(t, dir)
 	file := filepath.Join(t.TempDir(), "kiosk.sfbak")

@@ -231,6 +231,7 @@ func TestFleetKioskRestoredFromOldBackup(t *testing.T) {
 // pushes nothing twice: after the kills, one sync brings the central to
 // exactly the kiosk's history, and both audits are clean.
 func TestFleetKioskKilledDuringSync(t *testing.T) {
+	t.Parallel()
 	db := fleetCentral(t, 500)
 	url := fleetKiosk(t, db, "k1")
 	dir := t.TempDir()

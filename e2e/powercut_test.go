@@ -520,6 +520,7 @@ func reason(said string) string {
 }
 
 func TestPowerCuts(t *testing.T) {
+	t.Parallel()
 	powercut.Require(t)
 	c := &cutTest{t: t, root: t.TempDir(), phases: map[string]int{}, recovers: map[string]int{}}
 	c.mnt = filepath.Join(c.root, "mnt")

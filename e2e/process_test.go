@@ -33,6 +33,7 @@ func TestSecondInstanceIsRefused(t *testing.T) {
 // Kill a real process with SIGKILL in the middle of sales, again and again:
 // every unit it printed must be in the history, and the audit stays clean.
 func TestKilledDuringSalesLosesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var printed []string
 	rounds := 8

@@ -230,6 +230,7 @@ func winningUnfinishedUnit(t *testing.T, data string) engine.Sale {
 // played out, so that the window offers only that one to resume.
 func unfinishedUnit(t *testing.T, data, what string, want func(engine.Sale) bool) engine.Sale {
 	t.Helper()
+	mustCLI(t, data, "blocks") // the shipped binary draws the blocks: this test process has the race detector
 	ctx := context.Background()
 	var found engine.Sale
 	err := sf.WithGame(ctx, sf.DataDir(data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {

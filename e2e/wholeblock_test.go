@@ -12,6 +12,7 @@ import (
 // règlement and pays 297 500 €, its seed is revealed, the audit is clean,
 // and the next unit comes from block 2, drawn in the background meanwhile.
 func TestWholeBlockSoldByBatches(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustCLI(t, dir, "wallet", "credit", "--amount", "500000")
 	mustCLI(t, dir, "play", "--stake", "0.5", "--n", "850000", "--batch", "2048")
