@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -67,10 +66,27 @@ func (b *Block) Unit(i int) (Unit, error) {
 // outcomes shuffled by an unbiased Fisher–Yates driven by ChaCha8 keyed by the
 // seed, then each unit's script drawn uniformly among those its prize allows,
 // from the same stream. The same seed always gives the same block, bit for bit.
+//
+// While the units are drawn, the other cores hash the first salts.
 func GenerateBlock(ref BlockRef, seed Seed) *Block {
+	early := startEarlySalts(seed)
+	units := drawUnits(seed)
+	early.finish()
+	root, _, err := commitTally(ref, seed, units, early)
+	early.release()
+	if err != nil { // the units were just drawn from the scripts' own lists
+		panic(err)
+	}
+	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}
+}
+
+// drawUnits draws a block's encoded units from seed (see GenerateBlock).
+func drawUnits(seed Seed) []byte {
 	tiers := make([]byte, 0, BlockSize)
 	for t, tier := range PrizeTable {
-		tiers = append(tiers, bytes.Repeat([]byte{byte(t)}, tier.Count)...)
+		for range tier.Count {
+			tiers = append(tiers, byte(t))
+		}
 	}
 	r := mrand.New(mrand.NewChaCha8(seed))
 	for i := len(tiers) - 1; i > 0; i-- {
@@ -83,11 +99,7 @@ func GenerateBlock(ref BlockRef, seed Seed) *Block {
 		s := choices[r.IntN(len(choices))]
 		units[i*UnitSize], units[i*UnitSize+1], units[i*UnitSize+2] = t, s[0], s[1]
 	}
-	root, err := Commit(ref, seed, units)
-	if err != nil { // the units were just drawn from the scripts' own lists
-		panic(err)
-	}
-	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}
+	return units
 }
 
 // NewBlock draws block ref from a fresh random seed.

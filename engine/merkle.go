@@ -113,7 +113,7 @@ func LeafHashes(ref BlockRef, s *Salter, first uint32, units []byte) ([]Hash, er
 	copy(seed[:], s.msg[:])
 	_, err := onAllCores(len(out), ref, seed, func(w *treeWorker, _, from, to int) error {
 		for i := from; i < to; i++ {
-			if err := w.hashLeaf(first+uint32(i), units[i*UnitSize:(i+1)*UnitSize], &out[i]); err != nil {
+			if err := w.hashLeaf(first+uint32(i), units[i*UnitSize:(i+1)*UnitSize], nil, &out[i]); err != nil {
 				return err
 			}
 		}
@@ -133,7 +133,7 @@ const tailSize = LeafSize - 32 - 12
 // all units of block ref, in serving order, computed on all cores
 // (tree.go).
 func Commit(ref BlockRef, seed Seed, units []byte) (Hash, error) {
-	root, _, err := commitTally(ref, seed, units)
+	root, _, err := commitTally(ref, seed, units, nil)
 	if err != nil {
 		return Hash{}, fmt.Errorf("commit block %s: %w", ref, err)
 	}

@@ -259,6 +259,7 @@ func TestParallelTreeMatchesOneLeafAtATime(t *testing.T) {
 				t.Fatalf("%d cores, %d leaves: root %s, one leaf at a time %s", procs, n, root, want)
 			}
 		}
+		// A block's draw hashes its first salts while it shuffles.
 		if g := engine.GenerateBlock(ref50, b.Seed); g.Commitment != b.Commitment {
 			t.Fatalf("%d cores: the block drawn again has another commitment", procs)
 		}

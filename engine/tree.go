@@ -29,7 +29,7 @@ import (
 //
 // As merkle.go's, the hashing functions are marked //go:norace: each
 // writes only its own worker's memory, and reads memory written before
-// the workers started (the units, the tails).
+// the workers started (the units, the tails, the early salts).
 
 // spanBits sets the leaves per span: 4 096, about 210 spans in a block.
 const spanBits = 12
@@ -93,21 +93,26 @@ func newTreeWorker(ref BlockRef, seed Seed, tails [][tailSize]byte) *treeWorker 
 }
 
 // hashLeaf sets *out to the leaf hash of the encoded unit u at index, as
-// LeafHash, after checking u and counting it in the worker's tally. out
+// LeafHash, after checking u and counting it in the worker's tally. salt
+// is the unit's salt if it was hashed already (see earlySalts), or nil. out
 // must not be on the caller's stack (the digest's Sum would move it to the
 // heap): it is a worker's stack slot or an element of a slice.
 //
 //go:norace
-func (w *treeWorker) hashLeaf(index uint32, u []byte, out *Hash) error {
+func (w *treeWorker) hashLeaf(index uint32, u []byte, salt, out *Hash) error {
 	id := scriptIDs[u[1]][u[2]]
 	if id == 0 || scriptList[id-1].tier != u[0] {
 		return badUnit(index, u)
 	}
 	w.tally[u[0]]++
-	binary.BigEndian.PutUint32(w.salt[len(Seed{}):], index)
-	w.d.Reset()
-	w.d.Write(w.salt[:])
-	w.d.Sum(w.leaf[1:1]) // the salt, in place
+	if salt != nil {
+		copy(w.leaf[1:], salt[:])
+	} else {
+		binary.BigEndian.PutUint32(w.salt[len(Seed{}):], index)
+		w.d.Reset()
+		w.d.Write(w.salt[:])
+		w.d.Sum(w.leaf[1:1]) // the salt, in place
+	}
 	binary.BigEndian.PutUint32(w.leaf[41:], index)
 	copy(w.leaf[45:], w.tails[id-1][:])
 	w.d.Reset()
@@ -140,12 +145,17 @@ func (w *treeWorker) join(k int) {
 // encoded units: as a binary counter carries, a leaf at an even position
 // joins its left neighbour's subtree, and so on up; the subtrees left at
 // the end (a partial span) are folded from the right, as merkleRange.root.
+// salts are the span's salts if they were hashed already, else nil.
 //
 //go:norace
-func (w *treeWorker) spanRoot(units []byte, from, to int) (Hash, error) {
+func (w *treeWorker) spanRoot(units []byte, from, to int, salts []Hash) (Hash, error) {
 	top := 0
 	for i := from; i < to; i++ {
-		if err := w.hashLeaf(uint32(i), units[i*UnitSize:(i+1)*UnitSize], &w.stack[top]); err != nil {
+		var salt *Hash
+		if salts != nil {
+			salt = &salts[i-from]
+		}
+		if err := w.hashLeaf(uint32(i), units[i*UnitSize:(i+1)*UnitSize], salt, &w.stack[top]); err != nil {
 			return Hash{}, err
 		}
 		top++
@@ -215,16 +225,100 @@ func onAllCores(n int, ref BlockRef, seed Seed, span func(w *treeWorker, c, from
 }
 
 // commitTally is Commit, and the tally of the units it hashed; its error
-// names the first invalid unit.
-func commitTally(ref BlockRef, seed Seed, units []byte) (Hash, Tally, error) {
+// names the first invalid unit. early, if not nil, holds the salts of the
+// first spans (see earlySalts).
+func commitTally(ref BlockRef, seed Seed, units []byte, early *earlySalts) (Hash, Tally, error) {
 	n := len(units) / UnitSize
 	roots := make([]Hash, spansOf(n))
 	tally, err := onAllCores(n, ref, seed, func(w *treeWorker, c, from, to int) (err error) {
-		roots[c], err = w.spanRoot(units, from, to)
+		roots[c], err = w.spanRoot(units, from, to, early.of(c, to-from))
 		return err
 	})
 	if err != nil {
 		return Hash{}, Tally{}, err
 	}
 	return MerkleRoot(roots), tally, nil
+}
+
+// earlySalts hashes the salts of a block's first spans on the other cores
+// while its units are drawn on one (ChaCha8's stream is one sequence): a
+// salt depends only on the seed and the index. Each core takes the next
+// span until stopped or until earlySpansPerCore spans per core are taken;
+// the buffer is kept for the next block.
+type earlySalts struct {
+	seed  Seed
+	max   int // spans
+	next  atomic.Int64
+	stop  atomic.Bool
+	wg    sync.WaitGroup
+	salts *[]Hash
+	done  int // spans whose salts are all hashed, once stopped
+}
+
+// earlySpansPerCore bounds the early salts: 40 spans of 4 096 salts (5 MiB)
+// take a core about 13 ms, a little less than a block's draw.
+const earlySpansPerCore = 40
+
+var earlyBuffers = sync.Pool{New: func() any { return new([]Hash) }}
+
+// startEarlySalts starts hashing the salts of the block drawn from seed, on
+// all cores but one.
+func startEarlySalts(seed Seed) *earlySalts {
+	cores := runtime.GOMAXPROCS(0) - 1
+	e := &earlySalts{seed: seed, max: min(cores*earlySpansPerCore, spansOf(BlockSize))}
+	if e.max <= 0 {
+		return e
+	}
+	e.salts = earlyBuffers.Get().(*[]Hash)
+	if len(*e.salts) < e.max<<spanBits {
+		*e.salts = make([]Hash, e.max<<spanBits)
+	}
+	for range cores {
+		e.wg.Go(e.run)
+	}
+	return e
+}
+
+//go:norace
+func (e *earlySalts) run() {
+	d := sha256.New()
+	var msg [len(Seed{}) + 4]byte
+	copy(msg[:], e.seed[:])
+	salts := *e.salts
+	for !e.stop.Load() {
+		c := int(e.next.Add(1) - 1)
+		if c >= e.max {
+			return
+		}
+		for i := c << spanBits; i < (c+1)<<spanBits; i++ {
+			binary.BigEndian.PutUint32(msg[len(Seed{}):], uint32(i))
+			d.Reset()
+			d.Write(msg[:])
+			d.Sum(salts[i][:0])
+		}
+	}
+}
+
+// finish stops the cores once their current span is done: the spans
+// handed out before then are all hashed.
+func (e *earlySalts) finish() {
+	e.stop.Store(true)
+	e.wg.Wait()
+	e.done = min(int(e.next.Load()), e.max)
+}
+
+// of returns the salts of span c, of n units, if they were hashed early.
+func (e *earlySalts) of(c, n int) []Hash {
+	if e == nil || c >= e.done {
+		return nil
+	}
+	return (*e.salts)[c<<spanBits:][:n]
+}
+
+// release keeps the buffer for the next block.
+func (e *earlySalts) release() {
+	if e.salts != nil {
+		earlyBuffers.Put(e.salts)
+		e.salts, e.done = nil, 0
+	}
 }
