@@ -66,18 +66,23 @@ func (b *Block) Unit(i int) (Unit, error) {
 // outcomes shuffled by an unbiased Fisher–Yates driven by ChaCha8 keyed by the
 // seed, then each unit's script drawn uniformly among those its prize allows,
 // from the same stream. The same seed always gives the same block, bit for bit.
-//
-// While the units are drawn, the other cores hash the first salts.
 func GenerateBlock(ref BlockRef, seed Seed) *Block {
+	b, _ := generateBlock(ref, seed)
+	return b
+}
+
+// generateBlock is GenerateBlock, and the tally of the units it committed.
+// While the units are drawn, the other cores hash the first salts.
+func generateBlock(ref BlockRef, seed Seed) (*Block, Tally) {
 	early := startEarlySalts(seed)
 	units := drawUnits(seed)
 	early.finish()
-	root, _, err := commitTally(ref, seed, units, early)
+	root, tally, err := commitTally(ref, seed, units, early)
 	early.release()
 	if err != nil { // the units were just drawn from the scripts' own lists
 		panic(err)
 	}
-	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}
+	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}, tally
 }
 
 // drawUnits draws a block's encoded units from seed (see GenerateBlock).
