@@ -147,23 +147,30 @@ func (a *auditRun) block(ctx context.Context, store Store, info BlockInfo) error
 	if b.Len() != int(info.Size) || info.Size != BlockSize {
 		a.findf("block %s: %d units, want %d", ref, b.Len(), BlockSize)
 	}
-	if tally, err := TallyUnits(b.Units); err != nil {
-		a.findf("block %s: %v", ref, err)
-	} else if tally != TableTally() {
-		a.findf("block %s: prize tally %v differs from the table %v", ref, tally, TableTally())
-	}
-	// Once exhausted, the seed is public: anyone can redraw the block. A
-	// redrawn block equal to the stored one has the stored units' root, so
-	// the Merkle tree (a third of a second) is computed once.
+	// The Merkle tree's pass checks and counts the units it hashes. Once
+	// exhausted, the seed is public: anyone can redraw the block. A redrawn
+	// block equal to the stored one has the stored units' root and tally,
+	// so the tree is computed once.
 	var root Hash
+	var tally Tally
 	if info.Exhausted() {
-		g := GenerateBlock(ref, info.Seed)
-		if root = g.Commitment; !bytes.Equal(g.Units, b.Units) {
+		var g *Block
+		if g, tally = generateBlock(ref, info.Seed); bytes.Equal(g.Units, b.Units) {
+			root = g.Commitment
+		} else {
 			a.findf("block %s: does not regenerate from its revealed seed", ref)
-			root, err = Commit(ref, info.Seed, b.Units)
+			root, tally, err = commitTally(ref, info.Seed, b.Units, nil)
 		}
 	} else {
-		root, err = Commit(ref, info.Seed, b.Units)
+		root, tally, err = commitTally(ref, info.Seed, b.Units, nil)
+	}
+	switch {
+	case len(b.Units)%UnitSize != 0:
+		a.findf("block %s: %v: %d bytes is not a whole number of units", ref, ErrCorrupt, len(b.Units))
+	case err != nil:
+		a.findf("block %s: %v", ref, err)
+	case tally != TableTally():
+		a.findf("block %s: prize tally %v differs from the table %v", ref, tally, TableTally())
 	}
 	if err != nil || root != info.Commitment {
 		a.findf("block %s: units do not match the commitment %s", ref, info.Commitment)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -68,9 +67,31 @@ func (b *Block) Unit(i int) (Unit, error) {
 // seed, then each unit's script drawn uniformly among those its prize allows,
 // from the same stream. The same seed always gives the same block, bit for bit.
 func GenerateBlock(ref BlockRef, seed Seed) *Block {
+	b, _ := generateBlock(ref, seed)
+	return b
+}
+
+// generateBlock is GenerateBlock, and the tally of the units it committed.
+// While the units are drawn, the other cores hash the first salts.
+func generateBlock(ref BlockRef, seed Seed) (*Block, Tally) {
+	early := startEarlySalts(seed)
+	units := drawUnits(seed)
+	early.finish()
+	root, tally, err := commitTally(ref, seed, units, early)
+	early.release()
+	if err != nil { // the units were just drawn from the scripts' own lists
+		panic(err)
+	}
+	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}, tally
+}
+
+// drawUnits draws a block's encoded units from seed (see GenerateBlock).
+func drawUnits(seed Seed) []byte {
 	tiers := make([]byte, 0, BlockSize)
 	for t, tier := range PrizeTable {
-		tiers = append(tiers, bytes.Repeat([]byte{byte(t)}, tier.Count)...)
+		for range tier.Count {
+			tiers = append(tiers, byte(t))
+		}
 	}
 	r := mrand.New(mrand.NewChaCha8(seed))
 	for i := len(tiers) - 1; i > 0; i-- {
@@ -83,11 +104,7 @@ func GenerateBlock(ref BlockRef, seed Seed) *Block {
 		s := choices[r.IntN(len(choices))]
 		units[i*UnitSize], units[i*UnitSize+1], units[i*UnitSize+2] = t, s[0], s[1]
 	}
-	root, err := Commit(ref, seed, units)
-	if err != nil { // the units were just drawn from the scripts' own lists
-		panic(err)
-	}
-	return &Block{Ref: ref, Seed: seed, Units: units, Commitment: root}
+	return units
 }
 
 // NewBlock draws block ref from a fresh random seed.

@@ -105,16 +105,22 @@ func NodeHash(left, right Hash) Hash {
 }
 
 // LeafHashes hashes encoded units (UnitSize bytes each) starting at index
-// first of block ref, with their salts from the block's salter.
+// first of block ref, with their salts from the block's salter, on all
+// cores (tree.go).
 func LeafHashes(ref BlockRef, s *Salter, first uint32, units []byte) ([]Hash, error) {
 	out := make([]Hash, len(units)/UnitSize)
-	l := newLeafer(ref, s)
-	for i := range out {
-		h, err := l.hash(first+uint32(i), units[i*UnitSize:(i+1)*UnitSize])
-		if err != nil {
-			return nil, err
+	var seed Seed
+	copy(seed[:], s.msg[:])
+	_, err := onAllCores(len(out), ref, seed, func(w *treeWorker, _, from, to int) error {
+		for i := from; i < to; i++ {
+			if err := w.hashLeaf(first+uint32(i), units[i*UnitSize:(i+1)*UnitSize], nil, &out[i]); err != nil {
+				return err
+			}
 		}
-		out[i] = h
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -123,91 +129,15 @@ func LeafHashes(ref BlockRef, s *Salter, first uint32, units []byte) ([]Hash, er
 // and the two drops, which depend only on the unit's encoding and the stake.
 const tailSize = LeafSize - 32 - 12
 
-// leafer hashes the leaves of one block. A block has only a few hundred
-// distinct unit encodings: each one's tail is built (and the unit
-// validated) once, so a leaf costs its salt, a copy and one SHA-256 call.
-// Not safe for concurrent use.
-type leafer struct {
-	ref   BlockRef
-	salt  *Salter
-	index [256][256]uint16 // by the two drop bytes: 1 + the tail's index, 0 if not seen
-	tiers []byte
-	tails [][tailSize]byte
-	buf   [1 + LeafSize]byte
-}
-
-func newLeafer(ref BlockRef, s *Salter) *leafer {
-	l := &leafer{ref: ref, salt: s}
-	binary.BigEndian.PutUint16(l.buf[33:], ref.Emission)
-	binary.BigEndian.PutUint16(l.buf[35:], uint16(ref.Stake))
-	binary.BigEndian.PutUint32(l.buf[37:], ref.Number)
-	return l
-}
-
-// hash is the leaf hash of the encoded unit u at index, as LeafHash.
-//
-//go:norace
-func (l *leafer) hash(index uint32, u []byte) (Hash, error) {
-	i := l.index[u[1]][u[2]]
-	if i == 0 || l.tiers[i-1] != u[0] {
-		unit, err := DecodeUnit(u)
-		if err != nil {
-			return Hash{}, fmt.Errorf("unit %d: %w", index, err)
-		}
-		var t [tailSize]byte
-		copy(t[:], AppendLeaf(nil, l.ref, index, Hash{}, unit)[LeafSize-tailSize:])
-		l.tiers, l.tails = append(l.tiers, u[0]), append(l.tails, t)
-		i = uint16(len(l.tails))
-		l.index[u[1]][u[2]] = i
-	}
-	salt := l.salt.Salt(index)
-	copy(l.buf[1:], salt[:])
-	binary.BigEndian.PutUint32(l.buf[41:], index)
-	copy(l.buf[45:], l.tails[i-1][:])
-	return sha256.Sum256(l.buf[:]), nil
-}
-
 // Commit is the block commitment: the Merkle root over the salted leaves of
-// all units of block ref, in serving order.
-//
-// By RFC 6962's split, the root is the hash of the first 2^k leaves'
-// subtree (2^k the largest power of two below n) and of the rest's: the two
-// are computed on two goroutines, as a kiosk draws a block while it sells.
+// all units of block ref, in serving order, computed on all cores
+// (tree.go).
 func Commit(ref BlockRef, seed Seed, units []byte) (Hash, error) {
-	n := len(units) / UnitSize
-	if n < 2 {
-		return subtreeRoot(ref, seed, units, 0, n)
+	root, _, err := commitTally(ref, seed, units, nil)
+	if err != nil {
+		return Hash{}, fmt.Errorf("commit block %s: %w", ref, err)
 	}
-	k := 1 << (bits.Len(uint(n-1)) - 1)
-	var left Hash
-	var lerr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		left, lerr = subtreeRoot(ref, seed, units, 0, k)
-	}()
-	right, rerr := subtreeRoot(ref, seed, units, k, n)
-	<-done
-	if err := errors.Join(lerr, rerr); err != nil {
-		return Hash{}, err
-	}
-	return NodeHash(left, right), nil
-}
-
-// subtreeRoot is the tree hash of units [from, to) of block ref.
-//
-//go:norace
-func subtreeRoot(ref BlockRef, seed Seed, units []byte, from, to int) (Hash, error) {
-	var r merkleRange
-	l := newLeafer(ref, NewSalter(seed))
-	for i := from; i < to; i++ {
-		h, err := l.hash(uint32(i), units[i*UnitSize:(i+1)*UnitSize])
-		if err != nil {
-			return Hash{}, fmt.Errorf("commit block %s: %w", ref, err)
-		}
-		r.append(h, 0)
-	}
-	return r.root(), nil
+	return root, nil
 }
 
 // MerkleRoot is the RFC 6962 tree hash of the given leaf hashes.

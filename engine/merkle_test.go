@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -218,5 +220,106 @@ func TestEngineImportsOnlyTheStandardLibraryAndZerolog(t *testing.T) {
 	}
 	if len(others) != 1 || others[0] != "starfortune/engine" {
 		t.Fatalf("engine depends on %v besides zerolog", others)
+	}
+}
+
+// seqLeaves are the leaf hashes of units [0, n) of block1, one at a time
+// through the exported per-leaf functions: the reference the parallel tree
+// (tree.go) is checked against.
+func seqLeaves(t *testing.T, n int) []engine.Hash {
+	t.Helper()
+	b := block1()
+	out := make([]engine.Hash, n)
+	for i := range out {
+		u, err := b.Unit(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = engine.LeafHash(ref50, uint32(i), engine.UnitSalt(b.Seed, uint32(i)), u)
+	}
+	return out
+}
+
+// The tree is computed on all cores in spans of 4 096 leaves: every size
+// around a span's edges, on any number of cores, gives the root of the
+// leaves computed one by one, and LeafHashes gives those leaves; a block
+// drawn on any number of cores has the same commitment.
+func TestParallelTreeMatchesOneLeafAtATime(t *testing.T) {
+	b := block1()
+	all := seqLeaves(t, 5*4096+17)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 3, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, n := range []int{0, 1, 2, 3, 5, 4095, 4096, 4097, 8191, 8192, 8193, 3*4096 + 1, 4 * 4096, len(all)} {
+			root, err := engine.Commit(ref50, b.Seed, b.Units[:n*engine.UnitSize])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := engine.MerkleRoot(all[:n]); root != want {
+				t.Fatalf("%d cores, %d leaves: root %s, one leaf at a time %s", procs, n, root, want)
+			}
+		}
+		// A block's draw hashes its first salts while it shuffles.
+		if g := engine.GenerateBlock(ref50, b.Seed); g.Commitment != b.Commitment {
+			t.Fatalf("%d cores: the block drawn again has another commitment", procs)
+		}
+		const first = 4000 // leaves of a range that starts inside a span
+		got, err := engine.LeafHashes(ref50, engine.NewSalter(b.Seed), first, b.Units[first*engine.UnitSize:len(all)*engine.UnitSize])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, all[first:]) {
+			t.Fatalf("%d cores: LeafHashes differs from the leaves one at a time", procs)
+		}
+	}
+}
+
+// The tree's own table of scripts accepts exactly the units DecodeUnit
+// accepts, and builds each one's leaf as AppendLeaf does.
+func TestParallelTreeChecksUnitsAsDecodeUnit(t *testing.T) {
+	var valid []byte
+	for tier := 0; tier <= engine.NumTiers; tier++ {
+		for d := 0; d < 1<<16; d++ {
+			u := [engine.UnitSize]byte{byte(tier), byte(d >> 8), byte(d)}
+			_, err := engine.DecodeUnit(u[:])
+			if ok := engine.IsScript(u); ok != (err == nil) {
+				t.Fatalf("unit %x: the tree accepts it: %v, DecodeUnit: %v", u, ok, err)
+			}
+			if err == nil {
+				valid = append(valid, u[:]...)
+			}
+		}
+	}
+	b := block1()
+	for _, ref := range []engine.BlockRef{ref50, {Emission: 2, Stake: 200, Number: 9}} {
+		got, err := engine.LeafHashes(ref, engine.NewSalter(b.Seed), 7, valid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			u, _ := engine.DecodeUnit(valid[i*engine.UnitSize : (i+1)*engine.UnitSize])
+			idx := uint32(7 + i)
+			if got[i] != engine.LeafHash(ref, idx, engine.UnitSalt(b.Seed, idx), u) {
+				t.Fatalf("block %s, unit %+v: leaf hash differs from LeafHash", ref, u)
+			}
+		}
+	}
+}
+
+// An invalid unit is refused, and the error names the first one whichever
+// core reaches it first.
+func TestParallelTreeNamesTheFirstInvalidUnit(t *testing.T) {
+	b := block1()
+	units := slices.Clone(b.Units)
+	for _, i := range []int{100_000, 300_000, 700_000} {
+		units[i*engine.UnitSize] = byte(engine.NumTiers) // no such tier
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		_, err := engine.Commit(ref50, b.Seed, units)
+		if !errors.Is(err, engine.ErrCorrupt) || !strings.Contains(err.Error(), "unit 100000:") {
+			t.Fatalf("%d cores: %v", procs, err)
+		}
 	}
 }

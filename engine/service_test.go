@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -408,6 +409,81 @@ func TestAuditFindsTampering(t *testing.T) {
 			}
 			t.Log(rep.Findings)
 		})
+	}
+}
+
+// The audit's pass over a block's Merkle tree checks its units against the
+// commitment and counts them against the table, whether the block still
+// sells or is sold out (its seed public, the block redrawn).
+func TestAuditFindsTamperedBlockUnits(t *testing.T) {
+	ref := engine.BlockRef{Emission: 1, Stake: 100, Number: 1}
+	otherTier := func(units []byte, i int) int { // a unit after i of another tier
+		j := i + 1
+		for units[j*engine.UnitSize] == units[i*engine.UnitSize] {
+			j++
+		}
+		return j
+	}
+	cases := map[string]struct {
+		tamper  func(units []byte)
+		want    []string
+		soldOut bool // also audited as sold out
+	}{
+		"two units swapped": {func(units []byte) {
+			j := otherTier(units, 1000)
+			a, b := units[1000*engine.UnitSize:][:engine.UnitSize], units[j*engine.UnitSize:][:engine.UnitSize]
+			var tmp [engine.UnitSize]byte
+			copy(tmp[:], a)
+			copy(a, b)
+			copy(b, tmp[:])
+		}, []string{"do not match the commitment"}, false},
+		"a unit of another tier": {func(units []byte) {
+			j := otherTier(units, 1000)
+			copy(units[1000*engine.UnitSize:][:engine.UnitSize], units[j*engine.UnitSize:])
+		}, []string{"prize tally", "do not match the commitment"}, true},
+		"an invalid unit": {func(units []byte) {
+			units[1000*engine.UnitSize] = byte(engine.NumTiers)
+		}, []string{"unit 1000: corrupted data", "do not match the commitment"}, false},
+	}
+	for name, c := range cases {
+		for _, soldOut := range []bool{false, true} {
+			if soldOut && !c.soldOut {
+				continue
+			}
+			t.Run(fmt.Sprintf("%s, sold out %v", name, soldOut), func(t *testing.T) {
+				s, st := newService(t, oneBlock)
+				b, err := st.LoadBlock(ctx, ref)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.tamper(b.Units)
+				if soldOut {
+					err := st.Update(ctx, func(tx engine.Tx) error {
+						return tx.PutCursor(ref, engine.Cursor{Served: engine.BlockSize})
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				rep, err := s.Audit(ctx, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all := strings.Join(rep.Findings, "\n")
+				want := c.want
+				if soldOut {
+					want = append([]string{"does not regenerate from its revealed seed"}, want...)
+				}
+				for _, w := range want {
+					if !strings.Contains(all, w) {
+						t.Errorf("no finding says %q:\n%s", w, all)
+					}
+				}
+				if name == "two units swapped" && strings.Contains(all, "prize tally") {
+					t.Errorf("a tally finding for units only moved:\n%s", all)
+				}
+			})
+		}
 	}
 }
 

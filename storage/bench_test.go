@@ -3,12 +3,15 @@ package storage_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -200,6 +203,66 @@ func BenchmarkBlockAudit(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(load.Microseconds())/1000/float64(b.N), "load-ms")
+}
+
+// BenchmarkHashFloor is the hashing floor of a block's draw and audit:
+// the SHA-256 calls its Merkle tree makes (docs/auditing.md's layout) and
+// nothing else, on all cores. For a block of n units: n salts of 36 bytes
+// (one compression each), n leaves of 73 bytes (0x00 and the 72-byte leaf:
+// two) and n-1 interior nodes of 65 bytes (0x01 and two hashes: two),
+// about five compressions a unit. The calls are those the engine makes
+// (one digest per core, reset for each message), on buffers of the right
+// lengths; the cores take spans of 4 096 units in turn, as the engine's.
+func BenchmarkHashFloor(b *testing.B) { hashFloor(b, runtime.GOMAXPROCS(0)) }
+
+// BenchmarkHashFloorOneCore is the same work on one core.
+func BenchmarkHashFloorOneCore(b *testing.B) { hashFloor(b, 1) }
+
+func hashFloor(b *testing.B, cores int) {
+	b.ReportMetric(float64(cores), "cores")
+	for b.Loop() {
+		hashBlockTree(cores)
+	}
+}
+
+// hashBlockTree makes the SHA-256 calls of one block's tree on cores
+// goroutines (see BenchmarkHashFloor).
+func hashBlockTree(cores int) {
+	const n, span = engine.BlockSize, 4096
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range cores {
+		wg.Go(func() {
+			d := sha256.New()
+			var salt [36]byte
+			var leaf [1 + engine.LeafSize]byte
+			var node [1 + 2*sha256.Size]byte
+			sum := make([]byte, 0, sha256.Size)
+			for {
+				from := int(next.Add(1)-1) * span
+				if from >= n {
+					return
+				}
+				for i := from; i < min(from+span, n); i++ {
+					salt[35] = byte(i)
+					d.Reset()
+					d.Write(salt[:])
+					sum = d.Sum(sum[:0])
+					leaf[1] = sum[0]
+					d.Reset()
+					d.Write(leaf[:])
+					sum = d.Sum(sum[:0])
+					if i > 0 {
+						node[1] = sum[0]
+						d.Reset()
+						d.Write(node[:])
+						sum = d.Sum(sum[:0])
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // big is a store with a long history, built once per process.
