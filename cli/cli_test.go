@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"io/fs"
+	"sync"
+
 	"github.com/pelletier/go-toml/v2"
 
 	"bytes"
@@ -22,7 +25,57 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(pgtest.Main(m)) // stops the PostgreSQL cluster the fleet tests started, if any
+	code := pgtest.Main(m) // stops the PostgreSQL cluster the fleet tests started, if any
+	if drawn != "" {
+		os.RemoveAll(drawn)
+	}
+	os.Exit(code)
+}
+
+// drawn is a data directory whose blocks are drawn, unsold: newData copies
+// it. Under the race detector a block takes seconds of CPU to draw, and a
+// data directory draws six (an open block and the next for each stake).
+var drawn string
+
+var drawOnce = sync.OnceValue(func() error {
+	dir, err := os.MkdirTemp("", "starfortune-cli-drawn-")
+	if err != nil {
+		return err
+	}
+	drawn = dir
+	var errOut bytes.Buffer
+	if code := run([]string{"--data", dir, "blocks"}, io.Discard, &errOut); code != 0 {
+		return fmt.Errorf("drawing the blocks: status %d: %s", code, errOut.String())
+	}
+	return nil
+})
+
+// newData is a fresh data directory whose blocks are drawn, unsold, as a
+// terminal's after its first start.
+func newData(t testing.TB) string {
+	t.Helper()
+	if err := drawOnce(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err := filepath.WalkDir(drawn, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(drawn, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o750)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o640)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // stdin is the command line's standard input in these tests (set-pin).
@@ -92,7 +145,7 @@ func decodeSales(t *testing.T, out string) []saleJSON {
 }
 
 func TestCommandLine(t *testing.T) {
-	dir := t.TempDir()
+	dir := newData(t)
 	sales := decodeSales(t, mustCLI(t, dir, "play", "--stake", "0,50", "--n", "7", "--batch", "3", "--json"))
 	if len(sales) != 7 {
 		t.Fatalf("played %d units, want 7", len(sales))
@@ -160,7 +213,7 @@ func TestCommandLine(t *testing.T) {
 }
 
 func TestCommandLineErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := newData(t)
 	mustCLI(t, dir, "play", "--stake", "1")
 	for _, c := range []struct {
 		args []string
@@ -214,7 +267,7 @@ func FuzzCommandLine(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	dir := f.TempDir()
+	dir := newData(f)
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Fields(line)
 		if len(args) == 0 {

@@ -16,7 +16,7 @@ func withPINInput(t *testing.T, lines string) {
 }
 
 func TestOperatorSetPINAndLog(t *testing.T) {
-	dir := t.TempDir()
+	dir := newData(t)
 	for _, c := range []struct {
 		input, says string
 		code        int
@@ -56,7 +56,7 @@ func TestOperatorSetPINAndLog(t *testing.T) {
 // sale paid or has left (its closing figures come once it is sold out:
 // engine's TestBlockReport).
 func TestReport(t *testing.T) {
-	dir := t.TempDir()
+	dir := newData(t)
 	mustCLI(t, dir, "play", "--stake", "2", "--n", "9", "--batch", "9", "--json")
 	rows, err := csv.NewReader(strings.NewReader(mustCLI(t, dir, "report", "--csv"))).ReadAll()
 	if err != nil || len(rows) < 4 { // a block per stake, and spares drawn in the background
