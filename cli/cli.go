@@ -63,7 +63,10 @@ type command struct {
 	needs needs
 	json  bool // takes the shared --json
 	// flags declares the command's own flags on fs and returns its run
-	// function, which reads them once they are parsed.
+	// function, which reads them once they are parsed. A flag's usage
+	// names its value in backquotes (flag.UnquoteUsage), and starts with
+	// "required" when the command needs it: the synopsis shows it without
+	// brackets.
 	flags func(fs *flag.FlagSet) func(*call) error
 }
 
