@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"io/fs"
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
@@ -58,21 +57,7 @@ func newData(t testing.TB) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	err := filepath.WalkDir(drawn, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(drawn, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o750)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o640)
-	})
-	if err != nil {
+	if err := os.CopyFS(dir, os.DirFS(drawn)); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -131,7 +131,7 @@ func synopsis(cmd *command) string {
 // printUsage prints every command with its one-line help.
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "Star Fortune — kiosk lottery game.\n\nUsage:\n")
-	for _, c := range append([]*command{&windowCommand}, pointers(commands)...) {
+	for _, c := range listed() {
 		fmt.Fprintf(w, "  %s\n        %s\n", synopsis(c), c.help)
 	}
 	fmt.Fprintf(w, `
@@ -156,10 +156,12 @@ func printCommandHelp(w io.Writer, cmd *command) {
 	fs.PrintDefaults()
 }
 
-func pointers(cs []command) []*command {
-	out := make([]*command, len(cs))
-	for i := range cs {
-		out[i] = &cs[i]
+// listed is every command line in the order help lists them: the window,
+// then the table.
+func listed() []*command {
+	out := []*command{&windowCommand}
+	for i := range commands {
+		out = append(out, &commands[i])
 	}
 	return out
 }

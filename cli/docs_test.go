@@ -23,7 +23,7 @@ const (
 func commandList() string {
 	var b strings.Builder
 	b.WriteString("| command | what it does |\n|---|---|\n")
-	for _, c := range append([]*command{&windowCommand}, pointers(commands)...) {
+	for _, c := range listed() {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(synopsis(c), "|", `\|`), c.help)
 	}
 	return b.String()
