@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -58,17 +59,22 @@ func describeDrop(d engine.Drop, stake engine.Cents) string {
 	return fmt.Sprintf("case %d → %s", d.Dest.Index+1, fr.Money(d.Value(stake)))
 }
 
+// printSales prints a batch of sales in one write: the tab writer writes
+// cell by cell, a system call each on an unbuffered standard output (a
+// whole block played from the command line spent a third of its time
+// there).
 func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
+	bw := bufio.NewWriter(out)
 	if asJSON {
-		enc := json.NewEncoder(out)
+		enc := json.NewEncoder(bw)
 		for _, s := range sales {
 			if err := enc.Encode(toJSON(s)); err != nil {
 				return err
 			}
 		}
-		return nil
+		return bw.Flush()
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 	for _, s := range sales {
 		slots := "-"
 		if s.Reveal.Slots[0] != engine.NoSlot {
@@ -81,7 +87,10 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 			s.Ticket, s.Player, fr.Money(s.Stake()), fr.Money(s.Prize()), fr.Money(s.BalanceBefore), fr.Money(s.BalanceAfter), slots,
 			describeDrop(s.Unit.Drops[0], s.Stake()), describeDrop(s.Unit.Drops[1], s.Stake()))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func playFlags(fs *flag.FlagSet) func(*call) error {
