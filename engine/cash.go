@@ -22,6 +22,7 @@ const ActorEngine = "engine"
 type Cash struct {
 	w         *writer
 	demoFunds Cents
+	demoOnly  bool // Config.DemoOnly
 }
 
 // Balance is the player's available funds (opening the demo wallet if needed).
@@ -75,6 +76,9 @@ func (c *Cash) move(ctx context.Context, player string, l LedgerEntry, also func
 	}
 	if err := checkAmount(l.Credit + l.Debit); err != nil {
 		return l, err
+	}
+	if c.demoOnly {
+		return l, fmt.Errorf("%w: %s of %s for %s", ErrDemoOnly, l.Kind, l.Credit+l.Debit, player)
 	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()

@@ -52,6 +52,10 @@ var (
 	// ErrNeedsCentral: a kiosk of a fleet opened without its central's
 	// address: it reads its history but sells and syncs nothing.
 	ErrNeedsCentral = errors.New("this terminal is a kiosk of a fleet: it sells and syncs only with its central's address (--central URL or the settings' [central] url)")
+	// ErrDemoOnly: the data directory is the demo's (its key is a file
+	// beside the data, Config.DemoOnly): only the demo wallet plays, and no
+	// money is credited or paid out.
+	ErrDemoOnly = errors.New("demo data directory: real-money play refused (its key is the demo's key file)")
 )
 
 // OfflineError is a sale refused by a kiosk of a fleet out of touch with

@@ -212,8 +212,12 @@ func (s *Sales) sellIn(tx *journalTx, src unitSource, req SellRequest, now time.
 // sale's transaction, on the player's wallet as it stands (the demo funds
 // granted, no unit taken yet), so that a refusal writes nothing and no other
 // change slips between the check and the sale. A check refuses the whole
-// request with an error matched with errors.Is. There is none yet.
+// request with an error matched with errors.Is. On the demo's data
+// directory only the demo wallet plays.
 func (s *Sales) protect(tx ReadTx, w Wallet, req SellRequest) error {
+	if s.cfg.DemoOnly && req.Player != DemoPlayer {
+		return fmt.Errorf("%w: player %q", ErrDemoOnly, req.Player)
+	}
 	return nil
 }
 

@@ -23,6 +23,10 @@ type Config struct {
 	// from packs the central hands out (fleet_kiosk.go); nil: a lone kiosk
 	// drawing its own blocks.
 	Fleet *FleetConfig
+	// DemoOnly marks the offline demo's data directory, whose key sits in
+	// clear beside the data: nothing it holds is secret, so it plays the
+	// demo wallet's demo funds and moves no real money (ErrDemoOnly).
+	DemoOnly bool
 	// PINIterations is the PBKDF2 count of a new operator PIN hash (0:
 	// DefaultPINIterations; tests lower it).
 	PINIterations int
@@ -93,7 +97,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 		w.fleet = true
 		s.Fleet, central = newFleet(w, *fleet), fleet.Central
 	}
-	cash := &Cash{w: w, demoFunds: cfg.DemoFunds}
+	cash := &Cash{w: w, demoFunds: cfg.DemoFunds, demoOnly: cfg.DemoOnly}
 	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
 	s.Desk = &Desk{w: w, cash: cash, iterations: cfg.PINIterations}
 	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}

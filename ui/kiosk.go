@@ -481,6 +481,8 @@ func errorText(err error) string {
 		return lang.L("This stake is closed: all its units are sold. Choose another stake.")
 	case errors.Is(err, engine.ErrDiskFull):
 		return lang.L("Terminal temporarily unavailable (disk full): nothing was debited. Please call an attendant.")
+	case errors.Is(err, engine.ErrDemoOnly):
+		return lang.L("Demo terminal: only the demo funds play here, no real money.")
 	case errors.Is(err, engine.ErrOffline), errors.Is(err, engine.ErrCentralUnavailable):
 		return lang.L("Terminal offline: sales resume by themselves when the connection returns. Nothing was debited.")
 	}
