@@ -56,6 +56,9 @@ var (
 	// beside the data, Config.DemoOnly): only the demo wallet plays, and no
 	// money is credited or paid out.
 	ErrDemoOnly = errors.New("demo data directory: real-money play refused (its key is the demo's key file)")
+	// ErrWrongPassphrase: the passphrase given does not unlock the data
+	// directory's key.
+	ErrWrongPassphrase = errors.New("wrong passphrase: it does not unlock the data directory's key")
 )
 
 // OfflineError is a sale refused by a kiosk of a fleet out of touch with

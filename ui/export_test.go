@@ -48,3 +48,17 @@ func (p *OperatorPanel) FleetTicket(t string) {
 	p.fleet.ticket.SetText(t)
 	p.fleet.ticket.OnSubmitted(t)
 }
+
+// Unlock types pass on the unlock screen and submits it.
+func (k *Kiosk) Unlock(pass string) {
+	k.unlock.entry.SetText(pass)
+	k.unlock.entry.OnSubmitted(pass)
+}
+
+// Locked is the unlock screen's message while it shows, or false.
+func (k *Kiosk) Locked() (string, bool) {
+	if k.unlock == nil {
+		return "", false
+	}
+	return k.unlock.message.Text, true
+}

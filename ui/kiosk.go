@@ -31,10 +31,11 @@ const (
 // Every method runs on the Fyne thread; engine calls run in goroutines and
 // come back through fyne.Do.
 type Kiosk struct {
-	app  fyne.App
-	win  fyne.Window
-	game Game
-	opts Options
+	app    fyne.App
+	win    fyne.Window
+	game   Game
+	opts   Options
+	unlock *unlockScreen // while the data directory's key is locked
 
 	board    *Board
 	controls *Controls
@@ -491,7 +492,7 @@ func errorText(err error) string {
 
 // typedKey is the keypad: 1/2/3 pick a puck, Enter is JOUER, Space is GO.
 func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
-	if k.oper.active() { // the attendant's keys are not the player's
+	if k.oper.active() || k.game == nil { // the attendant's keys are not the player's; nothing to play while locked
 		return
 	}
 	switch ev.Name {

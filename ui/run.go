@@ -15,14 +15,22 @@ import (
 // it, so that the caller can open the store meanwhile, on another
 // goroutine, while the toolkit starts; an error from game is returned
 // before the window shows.
+//
+// With o.Unlock set, the data directory's key must be unlocked first: the
+// window shows the unlock screen, and asks for its game once an attendant
+// has typed the passphrase; an error from game is then shown there.
 func Run(ctx context.Context, game func() (Game, error), o Options) error {
 	a := app.NewWithID("fr.starfortune.kiosk")
 	k := newKiosk(a, o)
-	g, err := game()
-	if err != nil {
-		return err
+	if o.Unlock == nil {
+		g, err := game()
+		if err != nil {
+			return err
+		}
+		k.attach(g)
+	} else {
+		k.lock(game)
 	}
-	k.attach(g)
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
 	k.Window().ShowAndRun()

@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"errors"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/lang"
+	"fyne.io/fyne/v2/widget"
+
+	"starfortune/engine"
+)
+
+// Unlock unlocks the data directory's key with the attendant's passphrase:
+// nil once unlocked, an error matching engine.ErrWrongPassphrase for a wrong
+// one. The window calls it off the UI thread.
+type Unlock func(passphrase []byte) error
+
+// unlockScreen is what a lone kiosk shows at start-up until an attendant
+// types the data directory's passphrase: the game's data is encrypted at
+// rest and its key is nowhere on the disk in clear (docs/terminal.md).
+// Nothing of the game is reachable behind it.
+type unlockScreen struct {
+	entry   *widget.Entry
+	button  *widget.Button
+	message *widget.Label
+	content fyne.CanvasObject
+}
+
+// NewLockedKiosk builds the window on its unlock screen (o.Unlock must be
+// set): once unlocked, it asks game for its game and attaches it.
+func NewLockedKiosk(a fyne.App, game func() (Game, error), o Options) *Kiosk {
+	k := newKiosk(a, o)
+	k.lock(game)
+	return k
+}
+
+// lock shows the unlock screen, then attaches game's game.
+func (k *Kiosk) lock(game func() (Game, error)) {
+	k.showUnlock(k.opts.Unlock, func() {
+		g, err := game()
+		fyne.Do(func() {
+			if err != nil {
+				k.unlock.message.SetText(errorText(err))
+				return
+			}
+			k.unlocked()
+			k.attach(g)
+		})
+	})
+}
+
+// showUnlock covers the window with the unlock screen; once unlock
+// succeeds, opened is called off the UI thread and the screen goes away.
+func (k *Kiosk) showUnlock(unlock Unlock, opened func()) {
+	u := &unlockScreen{entry: widget.NewPasswordEntry(), message: widget.NewLabel("")}
+	u.entry.SetPlaceHolder(lang.L("Passphrase"))
+	u.message.Wrapping = fyne.TextWrapWord
+	u.message.Alignment = fyne.TextAlignCenter
+	submit := func() {
+		pass := []byte(u.entry.Text)
+		if len(pass) == 0 {
+			return
+		}
+		u.entry.SetText("")
+		u.entry.Disable()
+		u.button.Disable()
+		u.message.SetText(lang.L("Unlocking…"))
+		k.calls.Add(1)
+		go func() {
+			defer k.calls.Done()
+			err := unlock(pass)
+			clear(pass)
+			if err == nil {
+				opened()
+				return
+			}
+			fyne.Do(func() {
+				u.entry.Enable()
+				u.button.Enable()
+				u.message.SetText(unlockErrorText(err))
+				k.win.Canvas().Focus(u.entry)
+			})
+		}()
+	}
+	u.entry.OnSubmitted = func(string) { submit() }
+	u.button = widget.NewButton(lang.L("Unlock"), submit)
+	u.button.Importance = widget.HighImportance
+	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
+	locked := &canvas.Text{Text: lang.L("Terminal locked"), Color: colDim, TextSize: 22, Alignment: fyne.TextAlignCenter}
+	hint := widget.NewLabel(lang.L("An attendant unlocks the terminal with its passphrase."))
+	hint.Alignment = fyne.TextAlignCenter
+	form := container.NewVBox(title, locked, hint, u.entry, u.button, u.message)
+	u.content = container.NewStack(&canvas.Rectangle{FillColor: colNight},
+		container.NewCenter(container.New(minWidth(480), form)))
+	k.unlock = u
+	k.win.SetContent(u.content)
+	k.win.Canvas().Focus(u.entry)
+}
+
+// unlocked takes the unlock screen away (on the UI thread).
+func (k *Kiosk) unlocked() {
+	k.unlock = nil
+	k.win.SetContent(k.content)
+}
+
+// unlockErrorText is the attendant's message for a failed unlock.
+func unlockErrorText(err error) string {
+	if errors.Is(err, engine.ErrWrongPassphrase) {
+		return lang.L("Wrong passphrase.")
+	}
+	return errorText(err)
+}
