@@ -1,6 +1,7 @@
 package central_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -645,5 +646,32 @@ func TestServerKilledDuringClaimsAndPushes(t *testing.T) {
 		if err != nil || int(st.LastSaleSeq) != sold[id] {
 			t.Fatalf("%s: central at sale %d (%v), the kiosk pushed %d", id, st.LastSaleSeq, err, sold[id])
 		}
+	}
+}
+
+// Each kiosk gets its own data key-encryption key, the same at every
+// start, and no kiosk reads another's: the table is not theirs to read.
+func TestKioskDataKeyIsItsOwn(t *testing.T) {
+	f := newFleet(t, 0, 0, "k1", "k2")
+	k1, err := f.kiosks["k1"].DataKey(ctx)
+	if err != nil || len(k1) != 32 {
+		t.Fatalf("k1's data key: %d bytes, %v", len(k1), err)
+	}
+	again, err := f.kiosks["k1"].DataKey(ctx)
+	if err != nil || !bytes.Equal(again, k1) {
+		t.Fatalf("k1's data key changed between two starts: %v", err)
+	}
+	k2, err := f.kiosks["k2"].DataKey(ctx)
+	if err != nil || bytes.Equal(k2, k1) {
+		t.Fatalf("k2's data key is k1's (or %v)", err)
+	}
+	conn, err := pgx.Connect(ctx, f.urls["k1"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var stolen []byte
+	if err := conn.QueryRow(ctx, "SELECT data_kek FROM kiosks WHERE id = 'k2'").Scan(&stolen); err == nil {
+		t.Fatal("k1 read k2's data key from the table")
 	}
 }

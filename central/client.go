@@ -222,6 +222,19 @@ func (c *Client) LookupTicket(ctx context.Context, t engine.Ticket) (engine.Flee
 // (migrations/0002).
 const kioskStateSQL = "SELECT kiosk_state()"
 
+const kioskDataKeySQL = "SELECT kiosk_data_key()"
+
+// DataKey is the key-encryption key the central keeps for this kiosk's data
+// directory (migrations/0004): the kiosk unlocks its keyring with it at
+// start-up and keeps it in memory only.
+func (c *Client) DataKey(ctx context.Context) ([]byte, error) {
+	var kek []byte
+	if err := c.pool.QueryRow(ctx, kioskDataKeySQL).Scan(&kek); err != nil {
+		return nil, fmt.Errorf("data key: %w", translate(err))
+	}
+	return kek, nil
+}
+
 // KioskState implements engine.Central.
 func (c *Client) KioskState(ctx context.Context) (engine.KioskState, error) {
 	var raw []byte

@@ -95,8 +95,8 @@ func viewsEqual(a, b engine.FleetView) bool {
 	})
 }
 
-// What a kiosk role may execute is exactly its functions: 0002's and
-// 0003's, nothing of the owner's helpers nor of pgcrypto.
+// What a kiosk role may execute is exactly its functions: 0002's,
+// 0003's and 0004's, nothing of the owner's helpers nor of pgcrypto.
 func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1")
 	conn, err := pgx.Connect(ctx, f.urls["k1"])
@@ -110,7 +110,7 @@ func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"claim_pack(integer)", "fetch_pack(text)", "fleet_view()", "heartbeat(integer)", "kiosk_state()",
+	want := []string{"claim_pack(integer)", "fetch_pack(text)", "fleet_view()", "heartbeat(integer)", "kiosk_data_key()", "kiosk_state()",
 		"lookup_ticket(text)", "push_movements(jsonb)", "push_sales(jsonb)", "release_pack(text,integer)"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("a kiosk may execute %q, want %q", got, want)
