@@ -133,6 +133,19 @@ func CreatePassphrase(path string, pass []byte) (*Ring, Keys, error) {
 	})
 }
 
+// CreateCentral creates the keyring of a new fleet kiosk's data directory
+// in one central slot, sealed under the 32-byte KEK its central keeps for
+// it. Add a passphrase slot (SetPassphrase) for starts without the central.
+func CreateCentral(path string, kek []byte) (*Ring, Keys, error) {
+	if err := checkKEK(kek); err != nil {
+		return nil, Keys{}, err
+	}
+	return create(path, func(s *state, wrap *[32]byte) error {
+		s.setSlot(SlotCentral, Argon2Params{}, (*[32]byte)(kek), wrap)
+		return nil
+	})
+}
+
 // CreateDemo creates a demo keyring at path: its only slot's KEK is written
 // in clear to demoKeyPath (normally DATA/DEMO-KEY-NOT-SECRET). A demo
 // keyring keeps the layout of a real one, so the demo exercises the same

@@ -229,3 +229,35 @@ func TestStale(t *testing.T) {
 		t.Errorf("keys FinishRotation gave: %v", err)
 	}
 }
+
+// A fleet kiosk's new keyring opens with its central's KEK alone, and then
+// takes a passphrase for the starts without the central.
+func TestCreateCentral(t *testing.T) {
+	path := t.TempDir() + "/keyring"
+	ring, keys, err := keyring.CreateCentral(path, kek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ring.Demo() || len(ring.Slots()) != 1 || ring.Slots()[0].Kind != keyring.SlotCentral {
+		t.Fatalf("slots %+v", ring.Slots())
+	}
+	loaded, err := keyring.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, err := loaded.UnlockCentral(kek); err != nil || !sameKeys(k, keys) {
+		t.Fatalf("UnlockCentral: %v", err)
+	}
+	if _, _, err := keyring.CreateCentral(path, kek); err == nil {
+		t.Fatal("CreateCentral replaced an existing keyring")
+	}
+	if _, _, err := keyring.CreateCentral(t.TempDir()+"/keyring", kek[:31]); err == nil {
+		t.Fatal("a 31-byte KEK was taken")
+	}
+	if err := loaded.SetPassphrase(keys, []byte("correct horse battery")); err != nil {
+		t.Fatal(err)
+	}
+	if k, err := loaded.UnlockPassphrase([]byte("correct horse battery")); err != nil || !sameKeys(k, keys) {
+		t.Fatalf("UnlockPassphrase: %v", err)
+	}
+}
