@@ -19,7 +19,7 @@ import (
 func kioskService(b *testing.B, fleet *engine.FleetConfig) *engine.Service {
 	b.Helper()
 	dir := b.TempDir()
-	j, err := journal.Open(filepath.Join(dir, "journal.sfj"))
+	j, err := journal.Open(filepath.Join(dir, "journal.sfj"), journal.Plain)
 	if err != nil {
 		b.Fatal(err)
 	}

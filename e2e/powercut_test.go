@@ -430,7 +430,7 @@ func (c *cutTest) cutDuringMigration(round int) {
 // last entry (a whole entry in version 1).
 func downgrade(t *testing.T, dir string) {
 	t.Helper()
-	j, err := journal.Open(sf.DataDir(dir).Journal())
+	j, err := journal.Open(sf.DataDir(dir).Journal(), journal.Plain)
 	if err != nil {
 		t.Fatal(err)
 	}

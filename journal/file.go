@@ -1,7 +1,14 @@
 // Package journal keeps the engine's journal in a plain append-only file:
 // one line per store transaction, hash-chained, synced before Append
-// returns. The file is readable with grep and tail and is independent of
-// Badger, so it can reveal writes the store lost and rebuild them.
+// returns. The file is independent of Badger, so it can reveal writes the
+// store lost and rebuild them.
+//
+// The entries hold secrets (each block's seed, from which every unsold
+// outcome follows), so a journal is sealed: each line is encrypted and
+// authenticated under a data key (Keys) that the caller keeps off the
+// disk, and anyone with a copy of the file sees only each line's number and
+// key generation (line.go gives the format). Journals from before sealing,
+// in clear lines, open with Plain, for Reseal to seal them.
 //
 // While the journal is open, its file ends with reserved space: empty lines
 // (newline bytes) written and synced ahead of the entries. An entry is
@@ -15,6 +22,7 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +53,8 @@ var newlines = bytes.Repeat([]byte{'\n'}, chunk)
 
 // File is the journal file. Its methods are safe for concurrent use.
 type File struct {
-	path string
+	path  string
+	codec *codec
 
 	mu        sync.Mutex
 	f         *os.File
@@ -56,13 +65,15 @@ type File struct {
 	lastStart int64                // where its line starts
 	truncated int64
 	line      []byte // reused by Append
+	scratch   []byte // reused by Append for the sealed bytes
 	broken    error  // set when a failed append could not be undone
 }
 
 var _ engine.Journal = (*File)(nil)
 
-// Open opens the journal at path, creating it (and its directory) if
-// needed, and finds its head by reading only the end of the file.
+// Open opens the journal at path under keys, creating it (and its
+// directory) if needed, and finds its head by reading only the end of the
+// file. New lines are sealed under keys.Current (in clear with Plain).
 //
 // A crash during an append can leave a torn last line: bytes without their
 // newline, or a last line that does not verify. Open cuts it off (Truncated
@@ -71,8 +82,15 @@ var _ engine.Journal = (*File)(nil)
 // keeps a copy of the last entry it committed, from which the caller can
 // append it again. Only the end of the file is checked here; Entries checks
 // the whole chain. A file held by another process gives an error wrapping
-// engine.ErrInUse.
-func Open(path string) (*File, error) {
+// engine.ErrInUse; a last line the keys do not open, ErrWrongKey (or
+// engine.ErrCorrupt when it alone does not: see ErrWrongKey); a clear
+// journal opened with keys, ErrNotSealed. A temporary file that a Reseal
+// cut short left beside the journal is removed.
+func Open(path string, keys Keys) (*File, error) {
+	c, err := keys.codec()
+	if err != nil {
+		return nil, err
+	}
 	if err := fsync.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("%w: journal: %w", engine.ErrStorage, err)
 	}
@@ -98,7 +116,10 @@ func Open(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("%w: lock journal %s: %w", engine.ErrStorage, path, err)
 	}
-	j := &File{path: path, f: f}
+	// Left by a Reseal cut short, which left the journal as it was: no
+	// Reseal is under way, it would hold the lock.
+	os.Remove(path + resealing)
+	j := &File{path: path, codec: c, f: f}
 	if err := j.findHead(); err != nil {
 		f.Close()
 		return nil, err
@@ -112,7 +133,9 @@ func Open(path string) (*File, error) {
 // A torn write leaves one bad line, or, when some of its pages reached the
 // disk and others did not, bad fragments separated by reserved space. Two
 // bad lines that follow each other directly cannot come from one write: that
-// is damage, and cutting more would destroy acknowledged entries.
+// is damage, and cutting more would destroy acknowledged entries. Nor is a
+// whole line that the keys refuse (a sealed line that checks its CRC but
+// does not open, a line of the other format) torn: Open refuses it.
 func (j *File) findHead() error {
 	st, err := j.f.Stat()
 	if err != nil {
@@ -120,6 +143,7 @@ func (j *File) findHead() error {
 	}
 	size := st.Size()
 	t := tail{f: j.f, buf: make([]byte, chunk)}
+	var scratch []byte
 	end, reserved, cut := size, int64(0), false
 	for end > 0 {
 		p, err := t.lastNot('\n', end)
@@ -146,11 +170,23 @@ func (j *File) findHead() error {
 		if err != nil {
 			return j.tailErr(err)
 		}
-		e, h, perr := parseLine(line)
+		e, h, _, perr := j.codec.parse(line, &scratch)
 		if perr == nil {
 			j.head = engine.JournalHead{Seq: e.Seq, Hash: h}
 			j.last, j.lastStart = &e, start
 			break
+		}
+		if perr.kind != broken {
+			return j.refusedTail(start, perr)
+		}
+		// A torn write is the start of one line, or fragments of it: a
+		// second line's start in it means two lines joined (a newline
+		// changed), which cutting would lose. (A line whose base64 ends in
+		// a magic, one in 8 million, looks so too: Open then refuses a
+		// torn line it could have cut, and loses nothing.)
+		if bytes.Contains(line[1:], []byte(magic+" ")) || bytes.Contains(line[1:], []byte(magicSealed+" ")) {
+			return fmt.Errorf("%w: journal %s: last line at byte %d holds the start of another line: damage, not a torn write",
+				engine.ErrCorrupt, j.path, start)
 		}
 		if cut && blank == 0 {
 			return fmt.Errorf("%w: journal %s: last line at byte %d: %w; refusing to cut more than one torn line",
@@ -169,6 +205,75 @@ func (j *File) findHead() error {
 		}
 	}
 	return nil
+}
+
+// refusedTail is Open's error for a whole last line, starting at start,
+// that the codec refused.
+func (j *File) refusedTail(start int64, perr *lineError) error {
+	if perr.kind != otherFormat {
+		return j.refused(fmt.Sprintf("last line at byte %d", start), perr)
+	}
+	// A file never mixes formats: a journal whose first line is of the same
+	// other format is all of it (Open checked the other end), and was
+	// opened with the wrong Keys; otherwise a line was added.
+	var first [len(magic) + 1]byte
+	if _, err := j.f.ReadAt(first[:], 0); err != nil {
+		return j.readErr(err)
+	}
+	switch {
+	case j.codec.sealed() && string(first[:]) == magic+" ":
+		return fmt.Errorf("%w: journal %s is in clear (%s) lines: Reseal it from journal.Plain", ErrNotSealed, j.path, magic)
+	case !j.codec.sealed() && string(first[:]) == magicSealed+" ":
+		return fmt.Errorf("%w: journal %s is sealed (%s lines), opened as Plain", ErrWrongKey, j.path, magicSealed)
+	}
+	return fmt.Errorf("journal %s last line at byte %d: %w; its first line is not: lines were added", j.path, start, perr)
+}
+
+// refused is the error for a whole line that the codec refused: where says
+// which. A sealed line that does not open is a wrong key if no line of its
+// generation opens, else damage or forgery.
+func (j *File) refused(where string, perr *lineError) error {
+	switch perr.kind {
+	case noKey:
+		return fmt.Errorf("%w: journal %s %s: %s", ErrWrongKey, j.path, where, perr.msg)
+	case unauthentic:
+		some, err := j.opens(perr.gen)
+		if err != nil {
+			return err
+		}
+		if !some {
+			return fmt.Errorf("%w: journal %s %s: %s, nor does any line of that generation", ErrWrongKey, j.path, where, perr.msg)
+		}
+		return fmt.Errorf("journal %s %s: %w, though other lines of that generation do: altered or forged", j.path, where, perr)
+	}
+	return fmt.Errorf("journal %s %s: %w", j.path, where, perr)
+}
+
+// opens reports whether some line of the file, sealed under key generation
+// gen, opens. It reads the whole file if none does, which only happens on
+// the way to an error.
+func (j *File) opens(gen uint32) (bool, error) {
+	st, err := j.f.Stat()
+	if err != nil {
+		return false, j.readErr(err)
+	}
+	lr := newLineReader(j.f, st.Size())
+	var scratch []byte
+	for {
+		line, err := lr.next()
+		if err == io.EOF || errors.Is(err, errNotLine) {
+			return false, nil
+		}
+		if err != nil {
+			return false, j.readErr(err)
+		}
+		if g, ok := sealedGen(line); !ok || g != gen {
+			continue
+		}
+		if _, _, _, perr := j.codec.parse(line, &scratch); perr == nil || perr.kind == invalid {
+			return true, nil
+		}
+	}
 }
 
 func (j *File) readErr(err error) error {
@@ -217,10 +322,12 @@ func (j *File) Append(e engine.JournalEntry) error {
 		return fmt.Errorf("%w: journal %s: entry %d (after %.12s) does not follow entry %d (%.12s)",
 			engine.ErrCorrupt, j.path, e.Seq, e.Prev, j.head.Seq, j.head.Hash)
 	}
-	line, h, err := appendLine(j.line[:0], e)
+	raw, err := e.MarshalBinary()
 	if err != nil {
-		return err
+		return fmt.Errorf("encode journal entry %d: %w", e.Seq, err)
 	}
+	h := engine.Hash(sha256.Sum256(raw))
+	line := j.codec.appendLine(j.line[:0], e.Seq, raw, h, &j.scratch)
 	j.line = line
 	if need := j.size + int64(len(line)); need > j.end {
 		if err := j.reserve(need + reserveAhead); err != nil {
@@ -317,11 +424,18 @@ func (j *File) failed(op string, err, undo error) error {
 }
 
 // Entries calls fn for every entry from the first, checking each line's
-// format and hash and the chain: numbers from 1 without gaps, each entry's
-// Prev the hash of the one before. A mismatch gives an error wrapping
-// engine.ErrCorrupt with the line number and what is wrong; fn's errors come
-// back unchanged. Entries appended while it runs are not visited.
+// format, hash or tag, and the chain: numbers from 1 without gaps, each
+// entry's Prev the hash of the one before. A mismatch gives an error
+// wrapping engine.ErrCorrupt with the line number and what is wrong, or
+// ErrWrongKey for lines the keys do not open (see ErrWrongKey); fn's errors
+// come back unchanged. Entries appended while it runs are not visited.
 func (j *File) Entries(fn func(engine.JournalEntry) error) error {
+	return j.each(func(e engine.JournalEntry, _ []byte) error { return fn(e) })
+}
+
+// each is Entries, also giving each entry's canonical encoding, valid
+// during the call.
+func (j *File) each(fn func(e engine.JournalEntry, raw []byte) error) error {
 	j.mu.Lock()
 	f, size, head := j.f, j.size, j.head
 	j.mu.Unlock()
@@ -331,39 +445,23 @@ func (j *File) Entries(fn func(engine.JournalEntry) error) error {
 	corrupt := func(n int, format string, a ...any) error {
 		return fmt.Errorf("%w: journal %s line %d: %s", engine.ErrCorrupt, j.path, n, fmt.Sprintf(format, a...))
 	}
-	badLine := func(n int, err error) error { // err wraps engine.ErrCorrupt
-		return fmt.Errorf("journal %s line %d: %w", j.path, n, err)
-	}
-	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)
+	lr := newLineReader(f, size)
 	var prev engine.JournalHead
-	var long []byte
-	n := 0
-	for {
-		n++
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= maxLine {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			if len(long) > maxLine {
-				return corrupt(n, "line longer than %d bytes", maxLine)
-			}
-			line = long
-		}
+	var scratch []byte
+	for n := 1; ; n++ {
+		line, err := lr.next()
 		if err == io.EOF {
-			if len(line) > 0 {
-				return corrupt(n, "no newline at the end of the file")
-			}
 			break
+		}
+		if errors.Is(err, errNotLine) {
+			return corrupt(n, "%v", err)
 		}
 		if err != nil {
 			return j.readErr(err)
 		}
-		e, h, err := parseLine(line)
-		if err != nil {
-			return badLine(n, err)
+		e, h, raw, perr := j.codec.parse(line, &scratch)
+		if perr != nil {
+			return j.refused(fmt.Sprintf("line %d", n), perr)
 		}
 		if e.Seq != prev.Seq+1 {
 			return corrupt(n, "entry %d follows entry %d", e.Seq, prev.Seq)
@@ -371,7 +469,7 @@ func (j *File) Entries(fn func(engine.JournalEntry) error) error {
 		if e.Prev != prev.Hash {
 			return corrupt(n, "entry %d chains to %s, entry %d hashes to %s", e.Seq, e.Prev, prev.Seq, prev.Hash)
 		}
-		if err := fn(e); err != nil {
+		if err := fn(e, raw); err != nil {
 			return err
 		}
 		prev = engine.JournalHead{Seq: e.Seq, Hash: h}
@@ -381,6 +479,43 @@ func (j *File) Entries(fn func(engine.JournalEntry) error) error {
 			engine.ErrCorrupt, j.path, prev.Seq, head.Seq)
 	}
 	return nil
+}
+
+// lineReader reads a file's lines from its start.
+type lineReader struct {
+	r    *bufio.Reader
+	long []byte // a line longer than r's buffer
+}
+
+// errNotLine: what follows is not a journal's line (errors wrap it).
+var errNotLine = errors.New("not a line")
+
+func newLineReader(f *os.File, size int64) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)}
+}
+
+// next is the next line, its newline included and valid until the next
+// call; io.EOF after the last line.
+func (lr *lineReader) next() ([]byte, error) {
+	line, err := lr.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		lr.long = append(lr.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) && len(lr.long) <= maxLine {
+			line, err = lr.r.ReadSlice('\n')
+			lr.long = append(lr.long, line...)
+		}
+		if len(lr.long) > maxLine {
+			return nil, fmt.Errorf("%w: line longer than %d bytes", errNotLine, maxLine)
+		}
+		line = lr.long
+	}
+	if err == io.EOF {
+		if len(line) > 0 {
+			return nil, fmt.Errorf("%w: no newline at the end of the file", errNotLine)
+		}
+		return nil, io.EOF
+	}
+	return line, err
 }
 
 // Close gives the reserved space back, leaving only the entries' lines, and

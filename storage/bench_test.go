@@ -87,7 +87,7 @@ func (r *rawFsync) time(b *testing.B) time.Duration {
 func richService(b *testing.B) *engine.Service {
 	b.Helper()
 	dir := b.TempDir()
-	j, err := journal.Open(filepath.Join(dir, "journal.sfj"))
+	j, err := journal.Open(filepath.Join(dir, "journal.sfj"), journal.Plain)
 	if err != nil {
 		b.Fatal(err)
 	}
