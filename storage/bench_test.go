@@ -31,6 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(cutWriter(dir, os.Getenv("STARFORTUNE_CUT_CASE")))
 	}
 	code := m.Run()
+	removeDrawn()
 	if bigDir != "" {
 		if big.store != nil {
 			big.svc.Close()
@@ -289,7 +290,7 @@ func bigHistory(b *testing.B) {
 		if big.err != nil {
 			return
 		}
-		if big.store, big.err = storage.Open(bigDir, zerolog.Nop()); big.err != nil {
+		if big.store, big.err = storage.Open(bigDir, storage.TestKey, zerolog.Nop()); big.err != nil {
 			return
 		}
 		ctx := context.Background()

@@ -59,7 +59,7 @@ func value(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1000) }
 func cutWriter(dir, name string) int {
 	c := cutCases[name]
 	storage.Tune(c.tuning)
-	s, err := storage.Open(dir, zerolog.Nop())
+	s, err := storage.Open(dir, storage.TestKey, zerolog.Nop())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
