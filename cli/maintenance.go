@@ -147,7 +147,10 @@ type partReader struct {
 func (r *partReader) Read(b []byte) (int, error) {
 	for !r.done {
 		n, err := r.tr.Read(b)
-		if n > 0 || err != io.EOF {
+		if err == io.EOF && n > 0 {
+			return n, nil // the member's end: the next call moves on
+		}
+		if err != io.EOF {
 			return n, err
 		}
 		h, err := r.tr.Next()
