@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("STARFORTUNE_CUT_WRITER"); dir != "" { // a power-cut test's child
 		os.Exit(cutWriter(dir, os.Getenv("STARFORTUNE_CUT_CASE")))
 	}
+	if dir := os.Getenv("STARFORTUNE_CUT_ENCRYPT"); dir != "" { // TestPowerCutInEncryption's child
+		os.Exit(encryptChild(dir))
+	}
 	code := m.Run()
 	removeDrawn()
 	if bigDir != "" {

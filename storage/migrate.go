@@ -286,9 +286,28 @@ func lockParent(dir string) (unlock func(), err error) {
 	return func() { d.Close() }, nil
 }
 
-// removeDurably removes the tree at path and syncs the directory that held it.
+// removeDurably removes the store directory at path and syncs the
+// directory that held it. Its entries are removed and their removal synced
+// first: a file's removal is durable once its directory is synced, which
+// cannot happen after the directory is gone (the strict model of POSIX the
+// power-cut tests use, internal/powercut).
 func removeDurably(path string) error {
-	if err := os.RemoveAll(path); err != nil {
+	entries, err := os.ReadDir(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fsync.Dir(filepath.Dir(path))
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(path, e.Name())); err != nil {
+			return err
+		}
+	}
+	if err := fsync.Dir(path); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
 		return err
 	}
 	return fsync.Dir(filepath.Dir(path))
