@@ -334,8 +334,8 @@ func storeAhead(ctx context.Context, d DataDir, head engine.JournalHead, logger 
 	}
 	// TODO(#34 wiring): the kiosk's store key, from the key package.
 	store, err := storage.Open(d.Store(), UnwiredStoreKey, logger)
-	if errors.Is(err, engine.ErrInUse) {
-		return "", err
+	if errors.Is(err, engine.ErrInUse) || errors.Is(err, storage.ErrWrongKey) || errors.Is(err, storage.ErrPlaintext) {
+		return "", err // not damage: a store this key cannot read is not replaced
 	}
 	if err != nil {
 		return "", nil // damaged beyond opening

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("STARFORTUNE_CUT_ENCRYPT"); dir != "" { // TestPowerCutInEncryption's child
 		os.Exit(encryptChild(dir))
 	}
+	if dir := os.Getenv("STARFORTUNE_CUT_REKEY"); dir != "" { // TestPowerCutInRekey's child
+		os.Exit(rekeyChild(dir))
+	}
 	code := m.Run()
 	removeDrawn()
 	if bigDir != "" {

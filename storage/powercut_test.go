@@ -173,6 +173,82 @@ func TestPowerCutInEncryption(t *testing.T) {
 	}
 }
 
+// rekeyChild is the child of TestPowerCutInRekey: it rotates the key of
+// the store at dir from TestKey to OtherKey, says "rekeyed", and waits.
+func rekeyChild(dir string) int {
+	if err := storage.Rekey(dir, storage.TestKey, storage.OtherKey); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("rekeyed")
+	select {}
+}
+
+// TestPowerCutInRekey cuts the power while the master key is rotated,
+// when the new key registry is written, when it is renamed over the old
+// one, or after: the store opens with the new key or, failing that, with
+// the old one (the new one once the rotation was acknowledged), whole.
+func TestPowerCutInRekey(t *testing.T) {
+	for name, match := range map[string]func(rel string) bool{
+		"registry written": func(rel string) bool { return rel == "db/"+badger.KeyRegistryRewriteFileName },
+		"registry renamed": func(rel string) bool { return rel == "db/"+badger.KeyRegistryFileName },
+		"after":            nil,
+	} {
+		t.Run(name, func(t *testing.T) {
+			enc, _ := copiedStore(t, storage.TestKey)
+			fs, backing, mnt := powercut.MountTemp(t)
+			db := filepath.Join(backing, "db")
+			if err := os.CopyFS(db, os.DirFS(enc)); err != nil {
+				t.Fatal(err)
+			}
+			want := content(t, db, storage.TestKey)
+			fired := make(<-chan struct{})
+			if match != nil {
+				fired = fs.Watch(match)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "STARFORTUNE_CUT_REKEY="+filepath.Join(mnt, "db"))
+			out, _ := cmd.StdoutPipe()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			said := make(chan string, 1)
+			go func() { b := bufio.NewScanner(out); b.Scan(); said <- b.Text() }()
+			acked := false
+			select {
+			case <-fired:
+			case s := <-said:
+				if acked = s == "rekeyed"; !acked {
+					t.Fatalf("the child said %q: %s", s, stderr.String())
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the moment never came")
+			}
+			if _, err := fs.Cut(); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			key := storage.OtherKey
+			s, err := storage.Open(db, key, zerolog.Nop())
+			switch {
+			case err == nil:
+				s.Close()
+			case errors.Is(err, storage.ErrWrongKey) && !acked:
+				key = storage.TestKey
+			default:
+				t.Fatalf("open with the new key after the cut (acknowledged: %v): %v", acked, err)
+			}
+			t.Logf("the store opens with the %s key", map[bool]string{true: "new", false: "old"}[bytes.Equal(key, storage.OtherKey)])
+			if got := content(t, db, key); got != want {
+				t.Fatalf("after the cut the store holds\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
 func TestPowerCutInBadger(t *testing.T) {
 	for name := range cutCases {
 		t.Run(name, func(t *testing.T) {
