@@ -36,11 +36,21 @@ func (d DataDir) Store() string { return filepath.Join(string(d), "db") }
 // Journal is the journal's file.
 func (d DataDir) Journal() string { return filepath.Join(string(d), "journal", "journal.sfj") }
 
+// UnwiredStoreKey is the key every store is encrypted under until the key
+// management (#34) gives each kiosk its own: it is public, so it hides
+// nothing yet, but every store is already written the way the real keys
+// will find it.
+//
+// TODO(#34 wiring): replace with the key of the kiosk's current generation,
+// from the key package, at every use.
+var UnwiredStoreKey = []byte("starfortune-unwired-store-key-34")
+
 // WithGame opens the store, the journal and the game on the data directory,
 // runs fn, and closes them in order. A terminal found out of service still
 // runs fn (reads work) after a warning on stderr.
 func WithGame(ctx context.Context, d DataDir, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
-	store, err := storage.Open(d.Store(), logger)
+	// TODO(#34 wiring): the kiosk's store key, from the key package.
+	store, err := storage.Open(d.Store(), UnwiredStoreKey, logger)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,12 +19,26 @@ import (
 	"starfortune/storage"
 )
 
-// A backup is a gzipped tar of two members: the store (Badger's backup
-// stream) and the journal file, taken together while nothing else writes.
+// A backup is a gzipped tar: the store's backup stream (Store.Backup) in
+// members store.badger.000000, store.badger.000001, … of at most
+// storePartSize bytes, then the journal file, taken together while nothing
+// else writes. tar writes a member's size before its bytes, and the
+// stream's size is known only at its end: rather than staging the stream
+// in a temporary file, which would leave the store's content (the open
+// blocks' seeds and units) in clear on the disk, each part is held in
+// memory until it is full. Backups made before #34 hold the stream in one
+// member, store.badger; restore reads both.
 const (
 	backupStore   = "store.badger"
 	backupJournal = "journal.sfj"
 )
+
+// storePartSize bounds a part of the store's stream, the memory a backup
+// holds it in (a variable for the tests).
+var storePartSize = 4 << 20
+
+// storePart is the name of part n of the store's stream.
+func storePart(n int) string { return fmt.Sprintf("%s.%06d", backupStore, n) }
 
 func backupRun(c *call) error {
 	store, out, path := c.store, c.out, c.args[0]
@@ -37,16 +52,16 @@ func backupRun(c *call) error {
 	}
 	defer os.Remove(tmp)
 	defer f.Close()
+	// TODO(#34 wiring): seal the file: gzip writes into the key package's
+	// AEAD stream over f, so that no byte of the backup is in clear.
 	gz := gzip.NewWriter(f)
 	tw := tar.NewWriter(gz)
-	// The store's stream is staged in a temporary file: tar needs sizes.
-	staged, err := os.CreateTemp("", "starfortune-backup-*")
-	if err != nil {
-		return err
+	now := time.Now()
+	parts := &partWriter{tw: tw, at: now}
+	if err := store.Backup(parts); err != nil {
+		return fmt.Errorf("back up the store: %w", err)
 	}
-	defer os.Remove(staged.Name())
-	defer staged.Close()
-	if err := store.Backup(staged); err != nil {
+	if err := parts.flush(); err != nil {
 		return fmt.Errorf("back up the store: %w", err)
 	}
 	journalFile, err := os.Open(c.data.Journal())
@@ -54,23 +69,15 @@ func backupRun(c *call) error {
 		return fmt.Errorf("back up the journal: %w", err)
 	}
 	defer journalFile.Close()
-	for _, m := range []struct {
-		name string
-		f    *os.File
-	}{{backupStore, staged}, {backupJournal, journalFile}} {
-		st, err := m.f.Stat()
-		if err != nil {
-			return err
-		}
-		if _, err := m.f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: m.name, Mode: 0o640, Size: st.Size(), ModTime: time.Now()}); err != nil {
-			return err
-		}
-		if _, err := io.CopyN(tw, m.f, st.Size()); err != nil {
-			return fmt.Errorf("back up %s: %w", m.name, err)
-		}
+	st, err := journalFile.Stat()
+	if err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: backupJournal, Mode: 0o640, Size: st.Size(), ModTime: now}); err != nil {
+		return err
+	}
+	if _, err := io.CopyN(tw, journalFile, st.Size()); err != nil {
+		return fmt.Errorf("back up %s: %w", backupJournal, err)
 	}
 	if err := errors.Join(tw.Close(), gz.Close(), f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -80,6 +87,90 @@ func backupRun(c *call) error {
 	}
 	fmt.Fprintf(out, "backup written to %s\n", path)
 	return nil
+}
+
+// partWriter writes the store's stream as tar members of storePartSize
+// bytes (the last one shorter), each held in memory until it is written.
+type partWriter struct {
+	tw  *tar.Writer
+	at  time.Time
+	buf []byte
+	n   int // parts written
+}
+
+func (p *partWriter) Write(b []byte) (int, error) {
+	written := 0
+	for len(b) > 0 {
+		if p.buf == nil {
+			p.buf = make([]byte, 0, storePartSize)
+		}
+		k := min(len(b), storePartSize-len(p.buf))
+		p.buf = append(p.buf, b[:k]...)
+		b, written = b[k:], written+k
+		if len(p.buf) == storePartSize {
+			if err := p.flush(); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, nil
+}
+
+// flush writes what is held as the next part.
+func (p *partWriter) flush() error {
+	if len(p.buf) == 0 {
+		return nil
+	}
+	if err := p.tw.WriteHeader(&tar.Header{Name: storePart(p.n), Mode: 0o640, Size: int64(len(p.buf)), ModTime: p.at}); err != nil {
+		return err
+	}
+	if _, err := p.tw.Write(p.buf); err != nil {
+		return err
+	}
+	p.n++
+	p.buf = p.buf[:0]
+	return nil
+}
+
+// partReader reads the store's stream back from its members, starting in
+// the one just read (part 0, or a pre-#34 backup's whole store.badger): at
+// the end of a part it moves on to the next member, which must be the next
+// part; any other member ends the stream and is kept in next.
+type partReader struct {
+	tr    *tar.Reader
+	parts bool // the stream is in parts
+	n     int  // the part being read
+	next  *tar.Header
+	done  bool
+}
+
+func (r *partReader) Read(b []byte) (int, error) {
+	for !r.done {
+		n, err := r.tr.Read(b)
+		if err == io.EOF && n > 0 {
+			return n, nil // the member's end: the next call moves on
+		}
+		if err != io.EOF {
+			return n, err
+		}
+		h, err := r.tr.Next()
+		if err == io.EOF {
+			r.done = true
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		if r.parts && h.Name == storePart(r.n+1) {
+			r.n++
+			continue
+		}
+		if strings.HasPrefix(h.Name, backupStore) {
+			return 0, fmt.Errorf("member %s where %s was due: parts missing or out of order", h.Name, storePart(r.n+1))
+		}
+		r.next, r.done = h, true
+	}
+	return 0, io.EOF
 }
 
 func restoreRun(c *call) error {
@@ -101,35 +192,49 @@ func restoreRun(c *call) error {
 		return err
 	}
 	defer f.Close()
+	// TODO(#34 wiring): open the key package's AEAD stream over f and
+	// read gzip from it.
 	gz, err := gzip.NewReader(f)
 	if err != nil {
 		return fmt.Errorf("%s is not a Star Fortune backup: %w", args[0], err)
 	}
 	tr := tar.NewReader(gz)
 	seen := map[string]bool{}
+	var next *tar.Header // read by the store's stream, not restored yet
 	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
+		h := next
+		if next = nil; h == nil {
+			if h, err = tr.Next(); err == io.EOF {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("%s is damaged: %w", args[0], err)
+			}
 		}
-		if err != nil {
-			return fmt.Errorf("%s is damaged: %w", args[0], err)
-		}
-		switch h.Name {
-		case backupStore:
-			err = storage.Restore(store, tr, logger)
-		case backupJournal:
+		name := h.Name
+		switch {
+		case seen[name]:
+			err = fmt.Errorf("a second member %q", name)
+		case name == backupStore && seen[storePart(0)], name == storePart(0) && seen[backupStore]:
+			err = errors.New("a second copy of the store")
+		case name == backupStore, name == storePart(0):
+			// TODO(#34 wiring): the kiosk's store key, from the key package.
+			parts := &partReader{tr: tr, parts: name == storePart(0)}
+			err = storage.Restore(store, parts, UnwiredStoreKey, logger)
+			next = parts.next
+		case name == backupJournal:
 			err = restoreJournal(jpath, tr)
 		default:
-			err = fmt.Errorf("unexpected member %q", h.Name)
+			err = fmt.Errorf("unexpected member %q", name)
 		}
 		if err != nil {
 			os.RemoveAll(store)
 			os.Remove(jpath)
-			return fmt.Errorf("restore %s from %s: %w", h.Name, args[0], err)
+			return fmt.Errorf("restore %s from %s: %w", name, args[0], err)
 		}
-		seen[h.Name] = true
+		seen[name] = true
 	}
+	seen[backupStore] = seen[backupStore] || seen[storePart(0)]
 	if !seen[backupStore] || !seen[backupJournal] {
 		os.RemoveAll(store)
 		os.Remove(jpath)
@@ -192,7 +297,8 @@ func recoverRun(c *call) error {
 	if err := os.RemoveAll(building); err != nil {
 		return err
 	}
-	store, err := storage.Open(building, logger)
+	// TODO(#34 wiring): the kiosk's store key, from the key package.
+	store, err := storage.Open(building, UnwiredStoreKey, logger)
 	if err != nil {
 		return err
 	}
@@ -228,9 +334,10 @@ func storeAhead(ctx context.Context, d DataDir, head engine.JournalHead, logger 
 	if _, err := os.Stat(d.Store()); err != nil {
 		return "", nil
 	}
-	store, err := storage.Open(d.Store(), logger)
-	if errors.Is(err, engine.ErrInUse) {
-		return "", err
+	// TODO(#34 wiring): the kiosk's store key, from the key package.
+	store, err := storage.Open(d.Store(), UnwiredStoreKey, logger)
+	if errors.Is(err, engine.ErrInUse) || errors.Is(err, storage.ErrWrongKey) || errors.Is(err, storage.ErrPlaintext) {
+		return "", err // not damage: a store this key cannot read is not replaced
 	}
 	if err != nil {
 		return "", nil // damaged beyond opening

@@ -443,8 +443,10 @@ func downgrade(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// TODO(#34 wiring): the store's key, as the program gets it.
 	db, err := badger.Open(badger.DefaultOptions(sf.DataDir(dir).Store()).WithLogger(nil).WithSyncWrites(true).
-		WithMemTableSize(1 << 20).WithValueLogFileSize(1 << 20).WithValueThreshold(64 << 10))
+		WithMemTableSize(1 << 20).WithValueLogFileSize(1 << 20).WithValueThreshold(64 << 10).
+		WithEncryptionKey(sf.UnwiredStoreKey).WithIndexCacheSize(1 << 20).WithBlockCacheSize(1 << 20))
 	if err != nil {
 		t.Fatal(err)
 	}

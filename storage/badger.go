@@ -3,6 +3,7 @@
 package storage
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -60,19 +61,47 @@ func DefaultDir() string {
 	return filepath.Join(home, ".local", "share", "starfortune")
 }
 
-// Open opens (creating if needed) the store in dir. A directory held by
-// another process gives an error wrapping engine.ErrInUse; a directory
-// written by another schema version, or that Badger cannot open, an error
-// wrapping engine.ErrStorage.
-func Open(dir string, log zerolog.Logger) (*Store, error) {
-	if err := checkDir(dir, log); err != nil {
+// Open opens (creating if needed) the store in dir, encrypted under key
+// (KeySize bytes; see seal.go). A key that does not unlock the store gives
+// an error wrapping ErrWrongKey; a key for a store written before #34, not
+// encrypted, ErrPlaintext (Encrypt migrates it). Either refusal happens
+// before Badger touches the directory: nothing in it changes.
+//
+// A nil key opens a legacy plaintext store, for the one-time migration
+// (Encrypt) only: it never creates one, and refuses an encrypted store with
+// ErrWrongKey.
+//
+// A directory held by another process gives an error wrapping
+// engine.ErrInUse; a directory written by another schema version, or that
+// Badger cannot open, an error wrapping engine.ErrStorage (every error
+// does). Open first finishes or rolls back an encryption cut short in its
+// swap (settle, migrate.go).
+func Open(dir string, key []byte, log zerolog.Logger) (*Store, error) {
+	if err := settle(dir, log); err != nil {
 		return nil, err
+	}
+	return openStore(dir, key, false, log)
+}
+
+// openStore is Open without settling a migration. newPlain lets a nil key
+// create a new plaintext store, as every store was before #34 (tests of
+// the migration make them).
+func openStore(dir string, key []byte, newPlain bool, log zerolog.Logger) (*Store, error) {
+	if err := checkKey(key); err != nil {
+		return nil, fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
+	}
+	fresh, err := checkDir(dir, key, log)
+	if err != nil {
+		return nil, err
+	}
+	if fresh && key == nil && !newPlain {
+		return nil, fmt.Errorf("%w: open %s: no store there, and without a key there is none to open: %w", engine.ErrStorage, dir, needKey(nil))
 	}
 	// Badger makes the directory without syncing the one holding it.
 	if err := fsync.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("%w: %w", engine.ErrStorage, err)
 	}
-	db, err := openDB(dir, log)
+	db, err := openDB(dir, key, log)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +116,7 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 	s := &Store{db: db, dir: dir, log: log, stop: make(chan struct{}), disk: newDiskGuard(dir)}
 	s.gc.Add(1)
 	go s.gcLoop(tuning.gcInterval())
-	log.Info().Str("dir", dir).Uint32("schema", schemaVersion).Msg("storage opened")
+	log.Info().Str("dir", dir).Uint32("schema", schemaVersion).Bool("encrypted", key != nil).Msg("storage opened")
 	return s, nil
 }
 
@@ -98,7 +127,15 @@ func Open(dir string, log zerolog.Logger) (*Store, error) {
 // and keeps the playing window's memory low: its arena is the largest thing
 // in the heap. Values keep Badger's default threshold (1 MB), so ours all
 // live in the LSM tree.
-func options(dir string, log zerolog.Logger) badger.Options {
+//
+// With a key, Badger encrypts everything it writes under it (seal.go). An
+// encrypted table cannot be read in place from its memory map: each block
+// read is decrypted into a new buffer, which Badger requires a block cache
+// to hold, and each table's index is decrypted into the index cache, on the
+// heap (a store with a million history records has 4.7 MB of indexes and
+// bloom filters; the cache keeps those that reads use). A sale costs the
+// same either way: its time is the disk's sync (BenchmarkSaleEncryption).
+func options(dir string, key []byte, log zerolog.Logger) badger.Options {
 	o := badger.DefaultOptions(dir).
 		WithSyncWrites(true).
 		WithMemTableSize(8 << 20).
@@ -112,10 +149,21 @@ func options(dir string, log zerolog.Logger) badger.Options {
 		WithMetricsEnabled(false).
 		WithLogger(badgerLogger{log}).
 		WithLoggingLevel(badger.WARNING)
+	if key != nil {
+		// A copy: the caller may wipe its key once the store is open.
+		o = o.WithEncryptionKey(bytes.Clone(key)).
+			WithEncryptionKeyRotationDuration(dataKeyRotation).
+			WithBlockCacheSize(blockCacheSize)
+	}
 	return tuning.apply(o)
 }
 
-func openDB(dir string, log zerolog.Logger) (db *badger.DB, err error) {
+// blockCacheSize is the cache of decrypted table blocks of an encrypted
+// store: a sale reads a few blocks (wallet, cursor, the unit's chunk), the
+// same ones sale after sale.
+const blockCacheSize = 4 << 20
+
+func openDB(dir string, key []byte, log zerolog.Logger) (db *badger.DB, err error) {
 	defer func() {
 		// Some damaged files make Badger panic while opening; refuse to
 		// serve with an error rather than crash.
@@ -123,12 +171,15 @@ func openDB(dir string, log zerolog.Logger) (db *badger.DB, err error) {
 			db, err = nil, fmt.Errorf("%w: %w: open %s: badger: %v", engine.ErrStorage, engine.ErrCorrupt, dir, p)
 		}
 	}()
-	db, err = badger.Open(options(dir, log))
+	db, err = badger.Open(options(dir, key, log))
 	if err == nil {
 		return db, nil
 	}
 	if strings.Contains(err.Error(), "Cannot acquire directory lock") {
 		return nil, fmt.Errorf("%w: %s", engine.ErrInUse, dir)
+	}
+	if errors.Is(err, badger.ErrEncryptionKeyMismatch) { // checkDir tells which key is wrong first
+		return nil, fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, ErrWrongKey)
 	}
 	return nil, fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
 }
@@ -323,9 +374,13 @@ func (s *Store) Backup(w io.Writer) error {
 }
 
 // Restore loads a backup made by Backup into dir, which must not exist or be
-// empty: a restore never merges into, or overwrites, a live store. On failure
-// what was written is removed again.
-func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
+// empty: a restore never merges into, or overwrites, a live store. The
+// restored store is encrypted under key (KeySize bytes), whatever store the
+// backup was taken from. On failure what was written is removed again.
+func Restore(dir string, r io.Reader, key []byte, log zerolog.Logger) (err error) {
+	if err := needKey(key); err != nil {
+		return fmt.Errorf("restore into %s: %w", dir, err)
+	}
 	entries, err := os.ReadDir(dir)
 	existed := err == nil
 	switch {
@@ -357,7 +412,7 @@ func Restore(dir string, r io.Reader, log zerolog.Logger) (err error) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}()
-	db, err := openDB(dir, log)
+	db, err := openDB(dir, key, log)
 	if err != nil {
 		return err
 	}

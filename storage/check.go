@@ -10,8 +10,10 @@ import (
 	"unsafe"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/fb"
 	bopt "github.com/dgraph-io/badger/v4/options"
 	"github.com/dgraph-io/badger/v4/table"
+	"github.com/dgraph-io/ristretto/v2"
 	"github.com/dgraph-io/ristretto/v2/z"
 	"github.com/rs/zerolog"
 
@@ -33,39 +35,47 @@ import (
 // holds every committed transaction, reveals such a gap (its head is ahead
 // of the store's).
 
-// checkDir checks the data directory before Badger opens it. A missing
-// directory is a new store: nothing to check.
-func checkDir(dir string, log zerolog.Logger) error {
+// checkDir checks the data directory before Badger opens it, and that key
+// unlocks it (seal.go). fresh is a directory holding no store yet: missing,
+// or without a key registry and without data (Badger writes KEYREGISTRY
+// before any log or table): nothing to check.
+func checkDir(dir string, key []byte, log zerolog.Logger) (fresh bool, err error) {
 	d, err := os.Open(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
+		return false, fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
 	}
 	defer d.Close() // releases the lock, just before Badger takes it
 	// Badger's own lock (flock on the directory): a running kiosk compacts
 	// and deletes tables while we would read them.
 	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return fmt.Errorf("%w: %s", engine.ErrInUse, dir)
+			return false, fmt.Errorf("%w: %s", engine.ErrInUse, dir)
 		}
-		return fmt.Errorf("%w: lock %s: %w", engine.ErrStorage, dir, err)
+		return false, fmt.Errorf("%w: lock %s: %w", engine.ErrStorage, dir, err)
 	}
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return fmt.Errorf("%w: list %s: %w", engine.ErrStorage, dir, err)
+		return false, fmt.Errorf("%w: list %s: %w", engine.ErrStorage, dir, err)
 	}
-	var tables, vlogs int
-	manifest := false
+	var tables, vlogs, mems int
+	manifest, registry := false, false
 	for _, n := range names {
 		switch {
 		case strings.HasSuffix(n, ".mem") || strings.HasSuffix(n, ".vlog"):
-			if err := removeEmptyLog(filepath.Join(dir, n), log); err != nil {
-				return err
+			removed, err := removeEmptyLog(filepath.Join(dir, n), log)
+			if err != nil {
+				return false, err
+			}
+			if !removed && strings.HasSuffix(n, ".mem") {
+				mems++
 			}
 		case n == badger.ManifestFilename:
 			manifest = true
+		case n == badger.KeyRegistryFileName:
+			registry = true
 		case strings.HasSuffix(n, ".sst"):
 			tables++
 		}
@@ -73,15 +83,29 @@ func checkDir(dir string, log zerolog.Logger) error {
 			vlogs++
 		}
 	}
-	if !manifest {
-		if tables+vlogs == 0 {
-			return nil
-		}
-		return fmt.Errorf("%w: %w: MANIFEST missing in %s while %d table files (and %d value-log files) exist: "+
+	if !manifest && tables+vlogs > 0 {
+		return false, fmt.Errorf("%w: %w: MANIFEST missing in %s while %d table files (and %d value-log files) exist: "+
 			"refusing to open (Badger would start empty and delete them); restore a backup or run `starfortune recover`",
 			engine.ErrStorage, engine.ErrCorrupt, dir, tables, vlogs)
 	}
-	return checkTables(dir, options(dir, log))
+	if !registry {
+		if tables+vlogs+mems == 0 {
+			return true, nil
+		}
+		// Badger would write a new registry, under whatever key it is
+		// given, and then not read the data its lost data keys encrypted.
+		return false, fmt.Errorf("%w: %w: KEYREGISTRY missing in %s while %d table files, %d value-log files "+
+			"and %d write-ahead logs exist: refusing to open; restore a backup or run `starfortune recover`",
+			engine.ErrStorage, engine.ErrCorrupt, dir, tables, vlogs, mems)
+	}
+	kr, err := openRegistry(dir, key)
+	if err != nil {
+		return false, fmt.Errorf("%w: open %s: %w", engine.ErrStorage, dir, err)
+	}
+	if !manifest {
+		return false, nil
+	}
+	return false, checkTables(dir, options(dir, key, log), kr)
 }
 
 // removeEmptyLog deletes a write-ahead log (.mem) or value log (.vlog) file
@@ -90,23 +114,25 @@ func checkDir(dir string, log zerolog.Logger) error {
 // empty file, which Badger then refuses to open ("Create a new file") on
 // every start. Such a file holds nothing, not even its header, so nothing
 // points into it; Badger itself deletes the memtables it finds empty.
-func removeEmptyLog(path string, log zerolog.Logger) error {
+func removeEmptyLog(path string, log zerolog.Logger) (removed bool, err error) {
 	st, err := os.Stat(path)
 	if err != nil || st.Size() != 0 {
-		return nil // Badger opens it, or says what is wrong
+		return false, nil // Badger opens it, or says what is wrong
 	}
 	if err := os.Remove(path); err != nil {
-		return fmt.Errorf("%w: remove the empty log file %s: %w", engine.ErrStorage, path, err)
+		return false, fmt.Errorf("%w: remove the empty log file %s: %w", engine.ErrStorage, path, err)
 	}
 	log.Warn().Str("file", path).Msg("storage: empty log file removed (the program was stopped while creating it)")
-	return nil
+	return true, nil
 }
 
 // checkTables opens every table the MANIFEST lists with Badger's own table
 // reader, verifying the index and every block's checksum, as Badger's
 // ChecksumVerificationMode OnTableRead would, except that a damaged table
-// is an error here where Badger would skip it or panic.
-func checkTables(dir string, opt badger.Options) error {
+// is an error here where Badger would skip it or panic. kr holds the data
+// keys of an encrypted store's tables (opt.EncryptionKey set); a table in
+// clear there, or an encrypted one in a plaintext store, is refused.
+func checkTables(dir string, opt badger.Options, kr *badger.KeyRegistry) error {
 	mf, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
 	if err != nil {
 		return fmt.Errorf("%w: %w", engine.ErrStorage, err)
@@ -116,10 +142,29 @@ func checkTables(dir string, opt badger.Options) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w: MANIFEST in %s: %w", engine.ErrStorage, engine.ErrCorrupt, dir, err)
 	}
+	encrypted := len(opt.EncryptionKey) > 0
+	var index *ristretto.Cache[uint64, *fb.TableIndex]
+	if encrypted && len(m.Tables) > 0 {
+		// An encrypted table's index is decrypted into a cache, as in
+		// Badger's Open; this one lives for the check only.
+		index, err = ristretto.NewCache(&ristretto.Config[uint64, *fb.TableIndex]{
+			NumCounters: 1 << 12, MaxCost: opt.IndexCacheSize, BufferItems: 64})
+		if err != nil {
+			return fmt.Errorf("%w: %w", engine.ErrStorage, err)
+		}
+		defer index.Close()
+	}
 	for id, tm := range m.Tables {
 		path := table.NewFilename(id, dir)
-		if tm.KeyID != 0 {
-			return fmt.Errorf("%w: %w: table %s is encrypted: not written by this program", engine.ErrStorage, engine.ErrCorrupt, path)
+		switch {
+		case encrypted && tm.KeyID == 0:
+			return fmt.Errorf("%w: %w: table %s is in clear in an encrypted store: not written by this program", engine.ErrStorage, engine.ErrCorrupt, path)
+		case !encrypted && tm.KeyID != 0:
+			return fmt.Errorf("%w: %w: table %s is encrypted in a plaintext store: not written by this program", engine.ErrStorage, engine.ErrCorrupt, path)
+		}
+		dk, err := kr.DataKey(tm.KeyID)
+		if err != nil {
+			return fmt.Errorf("%w: %w: table %s: its data key is not in KEYREGISTRY: %w", engine.ErrStorage, engine.ErrCorrupt, path, err)
 		}
 		// As Badger's buildTableOptions, but checking every block now.
 		topt := table.Options{
@@ -130,6 +175,8 @@ func checkTables(dir string, opt badger.Options) error {
 			ChkMode:              bopt.OnTableRead,
 			Compression:          tm.Compression, // as written, like Badger's own open
 			ZSTDCompressionLevel: opt.ZSTDCompressionLevel,
+			DataKey:              dk,
+			IndexCache:           index,
 		}
 		if err := checkTable(path, topt); err != nil {
 			return err
@@ -214,8 +261,8 @@ type Options struct {
 }
 
 // OpenWith is Open with options.
-func OpenWith(dir string, log zerolog.Logger, opt Options) (*Store, error) {
-	s, err := Open(dir, log)
+func OpenWith(dir string, key []byte, log zerolog.Logger, opt Options) (*Store, error) {
+	s, err := Open(dir, key, log)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ import (
 func fillStore(tb testing.TB, dir string, blocks, records int) {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := Open(dir, zerolog.Nop())
+	s, err := Open(dir, TestKey, zerolog.Nop())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func tables(tb testing.TB, dir string) []string {
 // says want.
 func openRefused(t *testing.T, dir, want string) {
 	t.Helper()
-	s, err := Open(dir, zerolog.Nop())
+	s, err := Open(dir, TestKey, zerolog.Nop())
 	if err == nil {
 		s.Close()
 		t.Fatal("damaged store opened")
@@ -157,13 +157,13 @@ func TestCheckKeepsGoodStore(t *testing.T) {
 	dir := t.TempDir()
 	fillStore(t, dir, 2, 1000)
 	before := tables(t, dir)
-	if err := checkDir(dir, zerolog.Nop()); err != nil {
+	if _, err := checkDir(dir, TestKey, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	if after := tables(t, dir); !slices.Equal(before, after) {
 		t.Fatalf("tables %v after the check, were %v", after, before)
 	}
-	s, err := Open(dir, zerolog.Nop())
+	s, err := Open(dir, TestKey, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestCheckKeepsGoodStore(t *testing.T) {
 	if want := engine.GenerateBlock(ref, engine.Seed{2}); b.Commitment != want.Commitment {
 		t.Fatal("block read back differs")
 	}
-	if err := checkDir(dir, zerolog.Nop()); !errors.Is(err, engine.ErrInUse) {
+	if _, err := checkDir(dir, TestKey, zerolog.Nop()); !errors.Is(err, engine.ErrInUse) {
 		t.Fatalf("check of an open store gives %v, want ErrInUse", err)
 	}
 }
@@ -195,7 +195,7 @@ func TestCheckCost(t *testing.T) {
 		size += st.Size()
 	}
 	begin := time.Now()
-	if err := checkDir(dir, zerolog.Nop()); err != nil {
+	if _, err := checkDir(dir, TestKey, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(begin)
@@ -251,13 +251,13 @@ func TestEmptyLogRemoved(t *testing.T) {
 			if err := os.WriteFile(empty, nil, 0o640); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := openDB(dir, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "Create a new file") {
+			if _, err := openDB(dir, TestKey, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "Create a new file") {
 				t.Fatalf("Badger alone opens a directory with an empty %s (%v): this test no longer shows why removeEmptyLog exists", name, err)
 			}
 			if err := os.WriteFile(empty, nil, 0o640); err != nil { // as the kill left it
 				t.Fatal(err)
 			}
-			s, err := Open(dir, zerolog.Nop())
+			s, err := Open(dir, TestKey, zerolog.Nop())
 			if err != nil {
 				t.Fatalf("open with an empty %s: %v", name, err)
 			}

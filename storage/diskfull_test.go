@@ -70,7 +70,7 @@ func TestDiskFull(t *testing.T) {
 	const reserve = 8 << 20
 	ctx := context.Background()
 	mnt := tmpfs(t, "64m")
-	s, err := storage.OpenWith(filepath.Join(mnt, "data"), zerolog.Nop(), storage.Options{Reserve: reserve})
+	s, err := storage.OpenWith(filepath.Join(mnt, "data"), storage.TestKey, zerolog.Nop(), storage.Options{Reserve: reserve})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,9 @@ package storage_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +61,7 @@ func value(i int) []byte { return bytes.Repeat([]byte{byte(i)}, 1000) }
 func cutWriter(dir, name string) int {
 	c := cutCases[name]
 	storage.Tune(c.tuning)
-	s, err := storage.Open(dir, zerolog.Nop())
+	s, err := storage.Open(dir, storage.TestKey, zerolog.Nop())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -75,6 +77,175 @@ func cutWriter(dir, name string) int {
 			return 1
 		}
 		fmt.Println("k", i)
+	}
+}
+
+// encryptChild is the child of TestPowerCutInEncryption: it encrypts the
+// store at dir, says "encrypted", and waits to be killed.
+func encryptChild(dir string) int {
+	if err := storage.Encrypt(dir, storage.TestKey, zerolog.Nop(), nil); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("encrypted")
+	select {}
+}
+
+// encryptCuts are the moments TestPowerCutInEncryption cuts at: when a
+// path (relative to the backing directory) the case matches is written,
+// created, renamed or removed, or after a delay.
+var encryptCuts = map[string]func(rel string) bool{
+	"copying":           func(rel string) bool { return strings.HasPrefix(rel, "db"+storage.SuffixPartial+"/") },
+	"copy renamed":      func(rel string) bool { return rel == "db"+storage.SuffixCopy },
+	"store aside":       func(rel string) bool { return rel == "db"+storage.SuffixAside },
+	"copy moved in":     func(rel string) bool { return rel == "db" },
+	"plaintext removed": func(rel string) bool { return strings.HasPrefix(rel, "db"+storage.SuffixAside+"/") },
+	"at random":         nil,
+}
+
+// TestPowerCutInEncryption cuts the power during the one-time encryption
+// of a plaintext store, at each of its steps: the next start finds a store
+// that opens, either still in clear or encrypted, with all its content, and
+// once encrypted no plaintext of it anywhere in the directory.
+func TestPowerCutInEncryption(t *testing.T) {
+	for name, match := range encryptCuts {
+		t.Run(name, func(t *testing.T) {
+			plain, sec := copiedStore(t, nil)
+			fs, backing, mnt := powercut.MountTemp(t)
+			db := filepath.Join(backing, "db")
+			if err := os.CopyFS(db, os.DirFS(plain)); err != nil {
+				t.Fatal(err)
+			}
+			want := content(t, db, nil)
+			fired := make(<-chan struct{})
+			var delay <-chan time.Time
+			if match != nil {
+				fired = fs.Watch(match)
+			} else {
+				delay = time.After(time.Duration(rand.IntN(3000)) * time.Millisecond)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "STARFORTUNE_CUT_ENCRYPT="+filepath.Join(mnt, "db"))
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-fired:
+			case <-delay:
+			case err := <-exited:
+				t.Fatalf("the child ended before the cut: %v: %s", err, stderr.String())
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the moment never came")
+			}
+			st, err := fs.Cut()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Process.Kill()
+			<-exited
+			t.Logf("cut (child said %q): %d names and %d files undone", strings.TrimSpace(stdout.String()), st.NamesUndone, st.FilesReverted)
+
+			s, err := storage.Open(db, storage.TestKey, zerolog.Nop())
+			switch {
+			case errors.Is(err, storage.ErrPlaintext):
+				if stdout.String() != "" {
+					t.Fatalf("the child said %q, and the store is in clear", stdout.String())
+				}
+				t.Log("the store is still in clear")
+				if got := content(t, db, nil); got != want {
+					t.Fatalf("the plaintext store holds\n%s\nwant\n%s", got, want)
+				}
+				if err := storage.Encrypt(db, storage.TestKey, zerolog.Nop(), nil); err != nil {
+					t.Fatalf("encrypt again after the cut: %v", err)
+				}
+			case err != nil:
+				t.Fatalf("the store does not open after the cut: %v", err)
+			default:
+				t.Log("the store is encrypted")
+				s.Close()
+			}
+			mustBeEncrypted(t, db, want, sec)
+		})
+	}
+}
+
+// rekeyChild is the child of TestPowerCutInRekey: it rotates the key of
+// the store at dir from TestKey to OtherKey, says "rekeyed", and waits.
+func rekeyChild(dir string) int {
+	if err := storage.Rekey(dir, storage.TestKey, storage.OtherKey); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("rekeyed")
+	select {}
+}
+
+// TestPowerCutInRekey cuts the power while the master key is rotated,
+// when the new key registry is written, when it is renamed over the old
+// one, or after: the store opens with the new key or, failing that, with
+// the old one (the new one once the rotation was acknowledged), whole.
+func TestPowerCutInRekey(t *testing.T) {
+	for name, match := range map[string]func(rel string) bool{
+		"registry written": func(rel string) bool { return rel == "db/"+badger.KeyRegistryRewriteFileName },
+		"registry renamed": func(rel string) bool { return rel == "db/"+badger.KeyRegistryFileName },
+		"after":            nil,
+	} {
+		t.Run(name, func(t *testing.T) {
+			enc, _ := copiedStore(t, storage.TestKey)
+			fs, backing, mnt := powercut.MountTemp(t)
+			db := filepath.Join(backing, "db")
+			if err := os.CopyFS(db, os.DirFS(enc)); err != nil {
+				t.Fatal(err)
+			}
+			want := content(t, db, storage.TestKey)
+			fired := make(<-chan struct{})
+			if match != nil {
+				fired = fs.Watch(match)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), "STARFORTUNE_CUT_REKEY="+filepath.Join(mnt, "db"))
+			out, _ := cmd.StdoutPipe()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			said := make(chan string, 1)
+			go func() { b := bufio.NewScanner(out); b.Scan(); said <- b.Text() }()
+			acked := false
+			select {
+			case <-fired:
+			case s := <-said:
+				if acked = s == "rekeyed"; !acked {
+					t.Fatalf("the child said %q: %s", s, stderr.String())
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the moment never came")
+			}
+			if _, err := fs.Cut(); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			key := storage.OtherKey
+			s, err := storage.Open(db, key, zerolog.Nop())
+			switch {
+			case err == nil:
+				s.Close()
+			case errors.Is(err, storage.ErrWrongKey) && !acked:
+				key = storage.TestKey
+			default:
+				t.Fatalf("open with the new key after the cut (acknowledged: %v): %v", acked, err)
+			}
+			t.Logf("the store opens with the %s key", map[bool]string{true: "new", false: "old"}[bytes.Equal(key, storage.OtherKey)])
+			if got := content(t, db, key); got != want {
+				t.Fatalf("after the cut the store holds\n%s\nwant\n%s", got, want)
+			}
+		})
 	}
 }
 

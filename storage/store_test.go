@@ -31,7 +31,7 @@ func MustOpen(tb testing.TB) *storage.Store {
 
 func mustOpenDir(tb testing.TB, dir string) *storage.Store {
 	tb.Helper()
-	s, err := storage.Open(dir, zerolog.Nop())
+	s, err := storage.Open(dir, storage.TestKey, zerolog.Nop())
 	if err != nil {
 		tb.Fatalf("open %s: %v", dir, err)
 	}
@@ -226,7 +226,7 @@ func TestServiceOnBadger(t *testing.T) {
 	// Everything survives a close and reopen; the directory is locked meanwhile.
 	svc.Close()
 	demoState, bobState := snapshot(t, svc, demo), snapshot(t, svc, "bob")
-	if _, err := storage.Open(s.Dir(), zerolog.Nop()); !errors.Is(err, engine.ErrInUse) || !strings.Contains(err.Error(), s.Dir()) {
+	if _, err := storage.Open(s.Dir(), storage.TestKey, zerolog.Nop()); !errors.Is(err, engine.ErrInUse) || !strings.Contains(err.Error(), s.Dir()) {
 		t.Fatalf("second open: %v, want ErrInUse naming %s", err, s.Dir())
 	} else if !strings.HasPrefix(err.Error(), "already running") {
 		t.Errorf("second open says %q", err)
@@ -619,7 +619,7 @@ func TestSchema1IsMigrated(t *testing.T) {
 	v1 := backup.Bytes()
 	binary.BigEndian.PutUint32(v1[len("STARFORTUNE-BACKUP\n"):], 1)
 	restored := filepath.Join(t.TempDir(), "restored")
-	if err := storage.Restore(restored, bytes.NewReader(v1), zerolog.Nop()); err != nil {
+	if err := storage.Restore(restored, bytes.NewReader(v1), storage.TestKey, zerolog.Nop()); err != nil {
 		t.Fatalf("restore of a schema 1 backup: %v", err)
 	}
 	for _, dir := range []string{s.Dir(), restored} {
@@ -643,7 +643,7 @@ func TestSchema3WithBlocksIsRefused(t *testing.T) {
 	putBlock(t, s, old)
 	rawSet(t, s, storage.SchemaKey(), []byte{0, 0, 0, 3})
 	s.Close()
-	_, err := storage.Open(s.Dir(), zerolog.Nop())
+	_, err := storage.Open(s.Dir(), storage.TestKey, zerolog.Nop())
 	if !errors.Is(err, storage.ErrOldCommitment) || !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), s.Dir()) {
 		t.Fatalf("open of a schema 3 store with blocks: %v, want ErrOldCommitment", err)
 	}
@@ -664,20 +664,21 @@ func TestSchemaMismatch(t *testing.T) {
 	s := MustOpen(t)
 	rawSet(t, s, storage.SchemaKey(), []byte{0, 0, 0, 99})
 	s.Close()
-	_, err := storage.Open(s.Dir(), zerolog.Nop())
+	_, err := storage.Open(s.Dir(), storage.TestKey, zerolog.Nop())
 	if !errors.Is(err, engine.ErrStorage) || !strings.Contains(err.Error(), "schema version 99") || !strings.Contains(err.Error(), s.Dir()) {
 		t.Fatalf("open of schema 99: %v", err)
 	}
 
-	// A directory holding some other Badger database is refused too.
+	// A directory holding some other Badger database is refused too, even
+	// under the store's key.
 	dir := t.TempDir()
-	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil))
+	db, err := badger.Open(badger.DefaultOptions(dir).WithLogger(nil).WithEncryptionKey(storage.TestKey).WithIndexCacheSize(1 << 20))
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.Update(func(txn *badger.Txn) error { return txn.Set([]byte("other"), []byte("app")) })
 	db.Close()
-	if _, err := storage.Open(dir, zerolog.Nop()); !errors.Is(err, engine.ErrStorage) {
+	if _, err := storage.Open(dir, storage.TestKey, zerolog.Nop()); !errors.Is(err, engine.ErrStorage) {
 		t.Fatalf("open of a foreign database: %v", err)
 	}
 }
@@ -696,11 +697,11 @@ func TestBackupRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := storage.Restore(s.Dir(), bytes.NewReader(backup.Bytes()), zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if err := storage.Restore(s.Dir(), bytes.NewReader(backup.Bytes()), storage.TestKey, zerolog.Nop()); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Fatalf("restore over a live store: %v", err)
 	}
 	dir := filepath.Join(t.TempDir(), "restored")
-	if err := storage.Restore(dir, bytes.NewReader(backup.Bytes()), zerolog.Nop()); err != nil {
+	if err := storage.Restore(dir, bytes.NewReader(backup.Bytes()), storage.TestKey, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
 	r := mustOpenDir(t, dir)
@@ -724,7 +725,7 @@ func TestBackupRestore(t *testing.T) {
 		"bad frame":  append(bytes.Clone(hdr), 5, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff),
 	} {
 		empty := t.TempDir()
-		if err := storage.Restore(empty, bytes.NewReader(damaged), zerolog.Nop()); err == nil {
+		if err := storage.Restore(empty, bytes.NewReader(damaged), storage.TestKey, zerolog.Nop()); err == nil {
 			t.Errorf("restore of a %s backup succeeded", name)
 		} else {
 			t.Logf("%s: %v", name, err)
