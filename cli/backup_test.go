@@ -4,23 +4,47 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"starfortune/journal"
+	"starfortune/keyring"
 	"strings"
 	"testing"
 )
 
-// members reads a backup's members, by name, in order.
+// members reads a backup's members, by name, in order: it opens the
+// backup's keyring with the tests' passphrase, then its sealed stream.
 func members(t *testing.T, file string) (names []string, data map[string][]byte) {
 	t.Helper()
-	f, err := os.Open(file)
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
+	rest, ok := bytes.CutPrefix(raw, []byte(backupMagic))
+	if !ok {
+		t.Fatalf("%s does not start with %q", file, backupMagic)
+	}
+	n := binary.BigEndian.Uint32(rest)
+	ringFile := filepath.Join(t.TempDir(), "keyring")
+	if err := os.WriteFile(ringFile, rest[4:4+n], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ring, err := keyring.Load(ringFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := ring.UnlockPassphrase([]byte(testPassphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := keyring.NewSealReader(bytes.NewReader(rest[4+n:]), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz, err := gzip.NewReader(sealed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +128,10 @@ func TestBackupInParts(t *testing.T) {
 		t.Fatalf("restored history differs:\n%s\nwant\n%s", got, want)
 	}
 
-	// A backup made before #34: the stream whole in store.badger.
+	// A backup made before #34: the stream whole in store.badger, the
+	// journal in clear.
 	old := filepath.Join(t.TempDir(), "old.sfbak")
-	writeBackup(t, old, []string{backupStore, backupJournal}, map[string][]byte{backupStore: stream, backupJournal: data[backupJournal]})
+	writeBackup(t, old, []string{backupStore, backupJournal}, map[string][]byte{backupStore: stream, backupJournal: clearJournal(t, dir, data[backupJournal])})
 	restored = filepath.Join(t.TempDir(), "restored-old")
 	if got := mustCLI(t, restored, "restore", old); !strings.Contains(got, "audit OK") {
 		t.Fatalf("restore of a pre-#34 backup: %s", got)
@@ -132,4 +157,26 @@ func TestBackupInParts(t *testing.T) {
 			t.Fatalf("%s: a refused restore left %v", name, left)
 		}
 	}
+}
+
+// clearJournal is a sealed journal of the data directory dir in clear, as
+// the journals before encryption at rest were.
+func clearJournal(t *testing.T, dir string, sealed []byte) []byte {
+	t.Helper()
+	keys, err := DataDir(dir).Unlock([]byte(testPassphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "journal.sfj")
+	if err := os.WriteFile(path, sealed, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := journal.Reseal(path, journalKeys(keys), journal.Plain); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -84,6 +84,7 @@ type call struct {
 	conf   config.Config
 	data   DataDir
 	logger zerolog.Logger
+	key    dataKey         // needsGame, and restore and recover: how the data directory was unlocked
 	svc    *engine.Service // needsGame
 	store  *storage.Store  // needsGame
 	admin  *central.Admin  // needsCentral
@@ -92,6 +93,7 @@ type call struct {
 // shared are the flags every command takes, before or after its name.
 type shared struct {
 	data, config, central, kioskID, db string
+	passphraseFile                     string
 	set                                map[string]bool // the shared flags given
 }
 
@@ -104,6 +106,7 @@ func (s *shared) declare(fs *flag.FlagSet) {
 	fs.StringVar(&s.central, "central", s.central, "a kiosk of a fleet: the central's connection string (beats the settings file's [central] url)")
 	fs.StringVar(&s.kioskID, "kiosk-id", s.kioskID, "a kiosk of a fleet: its id at the central (beats the settings file's kiosk_id)")
 	fs.StringVar(&s.db, "db", s.db, "central commands: the central's connection string, as its owner")
+	fs.StringVar(&s.passphraseFile, "passphrase-file", s.passphraseFile, "the data directory's passphrase, read from `FILE` (beats "+passphraseEnv+"; without either, asked on the terminal)")
 }
 
 // windowFlags are the window's own, given before any command.
@@ -348,6 +351,8 @@ func staffHint(err error) string {
 		return "starfortune: set the operator PIN with: starfortune operator set-pin\n"
 	case errors.As(err, &oos) && oos.StoreBehind:
 		return "starfortune: the journal holds what the store lost: run starfortune recover\n"
+	case errors.Is(err, engine.ErrDemoOnly):
+		return "starfortune: this is the demo's data directory; a real one is made with: starfortune --data NEWDIR key init\n"
 	case errors.Is(err, engine.ErrOffline):
 		return "starfortune: the kiosk is OFFLINE: it has not reached its central for longer than its offline grace, so it sells nothing;\n" +
 			"starfortune: it resumes by itself once the central answers (check the network and the central; see starfortune sync --status)\n"

@@ -19,12 +19,27 @@ import (
 
 	"starfortune/engine"
 	"starfortune/internal/pgtest"
+	"starfortune/keyring"
 
 	"github.com/rs/zerolog"
 )
 
 func TestMain(m *testing.M) {
-	code := pgtest.Main(m) // stops the PostgreSQL cluster the fleet tests started, if any
+	// Every data directory of these tests is sealed under testPassphrase,
+	// at an Argon2 cost that keeps them quick.
+	keyring.PassphraseCost = keyring.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
+	f, err := os.CreateTemp("", "starfortune-cli-passphrase-")
+	if err == nil {
+		_, err = f.WriteString(testPassphrase + "\n")
+		f.Close()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	passphraseFile = f.Name()
+	code := pgtest.Main(m)
+	os.Remove(passphraseFile) // stops the PostgreSQL cluster the fleet tests started, if any
 	if drawn != "" {
 		os.RemoveAll(drawn)
 	}
@@ -75,9 +90,15 @@ func cli(t *testing.T, dir string, args ...string) (string, string, int) {
 	return out.String(), errOut.String(), code
 }
 
-// run runs the command line args in-process.
+// testPassphrase opens the tests' data directories, given in the file
+// passphraseFile to every command run.
+const testPassphrase = "correct horse battery staple"
+
+var passphraseFile string
+
+// run runs the command line args in-process, with the tests' passphrase.
 func run(args []string, stdout, stderr io.Writer) int {
-	return Main(args, Program{Stdin: stdin, Stdout: stdout, Stderr: stderr, OpenLog: testLog})
+	return Main(append([]string{"--passphrase-file", passphraseFile}, args...), Program{Stdin: stdin, Stdout: stdout, Stderr: stderr, OpenLog: testLog})
 }
 
 // runCommand runs the command named name on args as Main would, without

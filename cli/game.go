@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,7 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
-	"starfortune/journal"
+	"starfortune/keyring"
 	"starfortune/sound"
 	"starfortune/storage"
 	"starfortune/ui"
@@ -36,27 +37,16 @@ func (d DataDir) Store() string { return filepath.Join(string(d), "db") }
 // Journal is the journal's file.
 func (d DataDir) Journal() string { return filepath.Join(string(d), "journal", "journal.sfj") }
 
-// UnwiredStoreKey is the key every store is encrypted under until the key
-// management (#34) gives each kiosk its own: it is public, so it hides
-// nothing yet, but every store is already written the way the real keys
-// will find it.
-//
-// TODO(#34 wiring): replace with the key of the kiosk's current generation,
-// from the key package, at every use.
-var UnwiredStoreKey = []byte("starfortune-unwired-store-key-34")
-
-// WithGame opens the store, the journal and the game on the data directory,
-// runs fn, and closes them in order. A terminal found out of service still
-// runs fn (reads work) after a warning on stderr.
-func WithGame(ctx context.Context, d DataDir, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
-	// TODO(#34 wiring): the kiosk's store key, from the key package.
-	store, err := storage.Open(d.Store(), UnwiredStoreKey, logger)
+// WithGame opens the store, the journal and the game on the data directory
+// under its keys, runs fn, and closes them in order. A terminal found out
+// of service still runs fn (reads work) after a warning on stderr.
+func WithGame(ctx context.Context, d DataDir, keys keyring.Keys, cfg engine.Config, logger zerolog.Logger, stderr io.Writer, fn func(*engine.Service, *storage.Store) error) error {
+	store, err := openStore(d.Store(), keys, logger)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	// Plain until the keyring gives the journal its keys (#34).
-	j, err := journal.Open(d.Journal(), journal.Plain)
+	j, err := openJournal(d.Journal(), keys)
 	if err != nil {
 		return err
 	}
@@ -79,14 +69,25 @@ func WithGame(ctx context.Context, d DataDir, cfg engine.Config, logger zerolog.
 // runGame opens the game (and its central, for a kiosk of a fleet) and
 // runs the command on it.
 func runGame(c *call, run func(*call) error) error {
-	cfg := c.conf.Engine()
 	fleet, closeFleet, err := openFleet(c.ctx, c.conf)
 	if err != nil {
 		return usageError{err}
 	}
 	defer closeFleet()
-	cfg.Fleet = fleet
-	return WithGame(c.ctx, c.data, cfg, c.logger, c.stderr, func(svc *engine.Service, store *storage.Store) error {
+	k, err := c.unlock(centralOf(fleet))
+	if err != nil {
+		return err
+	}
+	return c.withGame(fleet, k, run)
+}
+
+// withGame opens the game on the data directory unlocked by k and runs
+// the command on it.
+func (c *call) withGame(fleet *engine.FleetConfig, k dataKey, run func(*call) error) error {
+	c.key = k
+	cfg := c.conf.Engine()
+	cfg.Fleet, cfg.DemoOnly = fleet, k.demo
+	return WithGame(c.ctx, c.data, k.keys, cfg, c.logger, c.stderr, func(svc *engine.Service, store *storage.Store) error {
 		c.svc, c.store = svc, store
 		return run(c)
 	})
@@ -94,23 +95,52 @@ func runGame(c *call, run func(*call) error) error {
 
 // runWindow opens the game on another goroutine while the window is built,
 // so that the store's opening and the toolkit's start overlap, runs the
-// window, and closes the game after it.
+// window, and closes the game after it. A data directory only a
+// passphrase opens is opened once an attendant has typed it on the
+// window's unlock screen.
 func runWindow(c *call, win *windowFlags) error {
-	ready := make(chan *engine.Service, 1)
-	closed := make(chan struct{}) // the window is closed: the game may close too
-	opened := make(chan error, 1) // runGame's result
-	go func() {
-		opened <- runGame(c, func(c *call) error {
-			ready <- c.svc
-			<-closed
-			return nil
-		})
-	}()
+	fleet, closeFleet, err := openFleet(c.ctx, c.conf)
+	if err != nil {
+		return usageError{err}
+	}
+	defer closeFleet()
 	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.FleetKiosk(), IdleTimeout: c.conf.IdleTimeout,
 		Language: c.conf.Language, Version: Version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(c.data), "exports"),
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
+	cen := centralOf(fleet)
+	keyed := make(chan dataKey, 1)
+	k, ring, err := c.findKey(cen)
+	switch {
+	case err == nil:
+		keyed <- k
+	case errors.Is(err, errLocked):
+		o.Unlock = func(pass []byte) error {
+			k, err := c.unlockWith(ring, bytes.Clone(pass), cen)
+			if err == nil {
+				keyed <- k
+			}
+			return err
+		}
+	default:
+		return err
+	}
+	ready := make(chan *engine.Service, 1)
+	closed := make(chan struct{}) // the window is closed: the game may close too
+	opened := make(chan error, 1) // the game's result
+	go func() {
+		select {
+		case k := <-keyed:
+			opened <- c.withGame(fleet, k, func(c *call) error {
+				ready <- c.svc
+				<-closed
+				return nil
+			})
+		case <-closed: // closed while locked
+			opened <- nil
+		}
+	}()
 	var openErr error
-	err := ui.Run(c.ctx, func() (ui.Game, error) {
+	err = ui.Run(c.ctx, func() (ui.Game, error) {
 		select {
 		case svc := <-ready:
 			return svc, nil
@@ -119,8 +149,11 @@ func runWindow(c *call, win *windowFlags) error {
 		}
 	}, o)
 	close(closed)
-	if openErr != nil {
+	if openErr != nil && o.Unlock == nil {
 		return openErr // which Run returned
+	}
+	if openErr != nil {
+		return errors.Join(err, openErr)
 	}
 	return errors.Join(err, <-opened)
 }

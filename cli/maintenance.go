@@ -2,12 +2,15 @@ package cli
 
 import (
 	"archive/tar"
+	"bufio"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,22 +19,35 @@ import (
 	"starfortune/engine"
 	"starfortune/internal/fsync"
 	"starfortune/journal"
+	"starfortune/keyring"
 	"starfortune/storage"
 )
 
-// A backup is a gzipped tar: the store's backup stream (Store.Backup) in
-// members store.badger.000000, store.badger.000001, … of at most
-// storePartSize bytes, then the journal file, taken together while nothing
-// else writes. tar writes a member's size before its bytes, and the
-// stream's size is known only at its end: rather than staging the stream
-// in a temporary file, which would leave the store's content (the open
-// blocks' seeds and units) in clear on the disk, each part is held in
-// memory until it is full. Backups made before #34 hold the stream in one
-// member, store.badger; restore reads both.
+// A backup is sealed: the line backupMagic, the data directory's keyring
+// (its length in 4 bytes, big-endian, then the file as it is: sealed
+// itself), then a sealed stream (keyring.NewSealWriter, under the backup
+// key of the data key's current generation) of a gzipped tar: the store's
+// backup stream (Store.Backup) in members store.badger.000000,
+// store.badger.000001, … of at most storePartSize bytes, then the journal
+// file (its lines sealed too), taken together while nothing else writes.
+// tar writes a member's size before its bytes, and the stream's size is
+// known only at its end: rather than staging the stream in a temporary
+// file, which would leave the store's content in clear on the disk, each
+// part is held in memory until it is full. So the backup opens with what
+// opens the data directory (its passphrase, or the central's key), and
+// nothing else.
+//
+// Backups made before encryption at rest are the gzipped tar alone, with
+// the stream in one member, store.badger, and the journal in clear:
+// restore reads them too, into a data directory under a new passphrase.
 const (
+	backupMagic   = "STARFORTUNE-BACKUP 2\n"
 	backupStore   = "store.badger"
 	backupJournal = "journal.sfj"
 )
+
+// maxBackupKeyring bounds the keyring a backup may announce.
+const maxBackupKeyring = 64 << 10
 
 // storePartSize bounds a part of the store's stream, the memory a backup
 // holds it in (a variable for the tests).
@@ -52,9 +68,20 @@ func backupRun(c *call) error {
 	}
 	defer os.Remove(tmp)
 	defer f.Close()
-	// TODO(#34 wiring): seal the file: gzip writes into the key package's
-	// AEAD stream over f, so that no byte of the backup is in clear.
-	gz := gzip.NewWriter(f)
+	if c.key.demo {
+		return fmt.Errorf("%w: the demo's data directory is not backed up (its key is in clear beside it; nothing in it is money)", engine.ErrDemoOnly)
+	}
+	ring, err := os.ReadFile(c.data.Keyring())
+	if err != nil {
+		return fmt.Errorf("back up the keyring: %w", err)
+	}
+	hdr := binary.BigEndian.AppendUint32([]byte(backupMagic), uint32(len(ring)))
+	if _, err := f.Write(append(hdr, ring...)); err != nil {
+		return err
+	}
+	cur := c.key.keys.Current()
+	sealed := keyring.NewSealWriter(f, cur.Backup(), cur.Gen())
+	gz := gzip.NewWriter(sealed)
 	tw := tar.NewWriter(gz)
 	now := time.Now()
 	parts := &partWriter{tw: tw, at: now}
@@ -79,7 +106,7 @@ func backupRun(c *call) error {
 	if _, err := io.CopyN(tw, journalFile, st.Size()); err != nil {
 		return fmt.Errorf("back up %s: %w", backupJournal, err)
 	}
-	if err := errors.Join(tw.Close(), gz.Close(), f.Sync(), f.Close()); err != nil {
+	if err := errors.Join(tw.Close(), gz.Close(), sealed.Close(), f.Sync(), f.Close()); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := fsync.Rename(tmp, path); err != nil {
@@ -174,8 +201,8 @@ func (r *partReader) Read(b []byte) (int, error) {
 }
 
 func restoreRun(c *call) error {
-	d, logger, args, out := c.data, c.logger, c.args, c.out
-	for _, p := range []string{d.Store(), d.Journal()} {
+	d, args, out := c.data, c.args, c.out
+	for _, p := range []string{d.Store(), d.Journal(), d.Keyring()} {
 		if _, err := os.Stat(p); err == nil {
 			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
 		}
@@ -183,8 +210,8 @@ func restoreRun(c *call) error {
 	// The backup is restored beside its places and moved in once whole,
 	// so that a restore cut short (a power cut) leaves no store that
 	// opens with part of the backup. Copies left by one are started over.
-	store, jpath := d.Store()+".restoring", d.Journal()+".restoring"
-	if err := errors.Join(os.RemoveAll(store), os.RemoveAll(jpath)); err != nil {
+	r := restoring{store: d.Store() + ".restoring", journal: d.Journal() + ".restoring", keyring: d.Keyring() + ".restoring"}
+	if err := r.remove(); err != nil {
 		return err
 	}
 	f, err := os.Open(args[0])
@@ -192,11 +219,93 @@ func restoreRun(c *call) error {
 		return err
 	}
 	defer f.Close()
-	// TODO(#34 wiring): open the key package's AEAD stream over f and
-	// read gzip from it.
-	gz, err := gzip.NewReader(f)
+	if err := c.restoreFrom(f, r); err != nil {
+		r.remove()
+		return fmt.Errorf("restore %s: %w", args[0], err)
+	}
+	// The keyring first, then the journal: cut between the journal and
+	// the store, the start finds the store behind its journal, says so,
+	// and recover rebuilds it.
+	for _, m := range [][2]string{{r.keyring, d.Keyring()}, {r.journal, d.Journal()}, {r.store, d.Store()}} {
+		if err := fsync.Rename(m[0], m[1]); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
+	return auditAfter(c)
+}
+
+// restoring are the places a restore writes beside the data directory's.
+type restoring struct{ store, journal, keyring string }
+
+func (r restoring) remove() error {
+	return errors.Join(os.RemoveAll(r.store), os.RemoveAll(r.journal), os.RemoveAll(r.keyring))
+}
+
+// restoreFrom restores the backup f into r's places: its keyring unlocked
+// as the data directory's would be (a wrong passphrase restores nothing),
+// its sealed stream opened with it. A backup from before encryption at
+// rest is restored under a new keyring, sealed under the passphrase given.
+func (c *call) restoreFrom(f io.Reader, r restoring) error {
+	br := bufio.NewReader(f)
+	if head, err := br.Peek(2); err == nil && head[0] == 0x1f && head[1] == 0x8b { // gzip: before encryption at rest
+		pass, err := c.newPassphrase("")
+		if err != nil {
+			return fmt.Errorf("a backup from before encryption at rest is restored under a new passphrase: %w", err)
+		}
+		defer clear(pass)
+		if err := fsync.MkdirAll(filepath.Dir(r.keyring), 0o750); err != nil {
+			return err
+		}
+		_, keys, err := keyring.CreatePassphrase(r.keyring, pass)
+		if err != nil {
+			return err
+		}
+		c.key = dataKey{keys: keys}
+		return c.restoreTar(br, keys, r, true)
+	}
+	hdr := make([]byte, len(backupMagic)+4)
+	if _, err := io.ReadFull(br, hdr); err != nil || string(hdr[:len(backupMagic)]) != backupMagic {
+		return errors.New("not a Star Fortune backup")
+	}
+	n := binary.BigEndian.Uint32(hdr[len(backupMagic):])
+	if n > maxBackupKeyring {
+		return fmt.Errorf("damaged: a keyring of %d bytes", n)
+	}
+	ringBytes := make([]byte, n)
+	if _, err := io.ReadFull(br, ringBytes); err != nil {
+		return fmt.Errorf("damaged: %w", err)
+	}
+	if err := fsync.MkdirAll(filepath.Dir(r.keyring), 0o750); err != nil {
+		return err
+	}
+	if err := os.WriteFile(r.keyring, ringBytes, 0o600); err != nil {
+		return err
+	}
+	ring, err := keyring.Load(r.keyring)
 	if err != nil {
-		return fmt.Errorf("%s is not a Star Fortune backup: %w", args[0], err)
+		return err
+	}
+	cen, closeCentral := c.keyCentral()
+	defer closeCentral()
+	k, err := c.unlockRing(ring, cen)
+	if err != nil {
+		return err
+	}
+	c.key = k
+	sealed, err := keyring.NewSealReader(br, k.keys)
+	if err != nil {
+		return err
+	}
+	return c.restoreTar(sealed, k.keys, r, false)
+}
+
+// restoreTar restores the gzipped tar of a backup under keys; a journal in
+// clear (a backup from before encryption at rest) is sealed.
+func (c *call) restoreTar(src io.Reader, keys keyring.Keys, r restoring, clearJournal bool) error {
+	gz, err := gzip.NewReader(src)
+	if err != nil {
+		return fmt.Errorf("not a Star Fortune backup: %w", err)
 	}
 	tr := tar.NewReader(gz)
 	seen := map[string]bool{}
@@ -208,7 +317,7 @@ func restoreRun(c *call) error {
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("%s is damaged: %w", args[0], err)
+				return fmt.Errorf("damaged: %w", err)
 			}
 		}
 		name := h.Name
@@ -218,43 +327,36 @@ func restoreRun(c *call) error {
 		case name == backupStore && seen[storePart(0)], name == storePart(0) && seen[backupStore]:
 			err = errors.New("a second copy of the store")
 		case name == backupStore, name == storePart(0):
-			// TODO(#34 wiring): the kiosk's store key, from the key package.
 			parts := &partReader{tr: tr, parts: name == storePart(0)}
-			err = storage.Restore(store, parts, UnwiredStoreKey, logger)
+			err = storage.Restore(r.store, parts, keys.Current().Badger(), c.logger)
 			next = parts.next
 		case name == backupJournal:
-			err = restoreJournal(jpath, tr)
+			err = restoreJournal(r.journal, tr, keys, clearJournal)
 		default:
 			err = fmt.Errorf("unexpected member %q", name)
 		}
 		if err != nil {
-			os.RemoveAll(store)
-			os.Remove(jpath)
-			return fmt.Errorf("restore %s from %s: %w", name, args[0], err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		seen[name] = true
 	}
-	seen[backupStore] = seen[backupStore] || seen[storePart(0)]
-	if !seen[backupStore] || !seen[backupJournal] {
-		os.RemoveAll(store)
-		os.Remove(jpath)
-		return fmt.Errorf("%s is incomplete: it lacks the store or the journal", args[0])
+	// The sealed stream's last chunk is checked when the reader reaches
+	// it: read to the end, so a backup cut short is refused.
+	if _, err := io.Copy(io.Discard, src); err != nil {
+		return fmt.Errorf("damaged: %w", err)
 	}
-	// The journal first: cut between the two, the start finds the store
-	// behind its journal, says so, and recover rebuilds it.
-	if err := fsync.Rename(jpath, d.Journal()); err != nil {
-		return err
+	if !seen[backupStore] && !seen[storePart(0)] || !seen[backupJournal] {
+		return errors.New("incomplete: it lacks the store or the journal")
 	}
-	if err := fsync.Rename(store, d.Store()); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
-	return auditAfter(c)
+	return nil
 }
 
-func restoreJournal(path string, r io.Reader) error {
-	// Plain until the keyring gives the journal its keys (#34).
-	j, err := journal.Open(path, journal.Plain) // creates the directory and an empty file
+func restoreJournal(path string, r io.Reader, keys keyring.Keys, inClear bool) error {
+	opened := journalKeys(keys)
+	if inClear {
+		opened = journal.Plain
+	}
+	j, err := journal.Open(path, opened) // creates the directory and an empty file
 	if err != nil {
 		return err
 	}
@@ -267,7 +369,10 @@ func restoreJournal(path string, r io.Reader) error {
 		f.Close()
 		return err
 	}
-	return errors.Join(f.Sync(), f.Close())
+	if err := errors.Join(f.Sync(), f.Close()); err != nil || !inClear {
+		return err
+	}
+	return journal.Reseal(path, journal.Plain, journalKeys(keys))
 }
 
 // cmdRecover rebuilds the store from the journal. It changes nothing unless
@@ -276,8 +381,14 @@ func restoreJournal(path string, r io.Reader) error {
 // which is then kept aside for investigation, and the result is audited.
 func recoverRun(c *call) error {
 	ctx, d, logger, out := c.ctx, c.data, c.logger, c.out
-	// Plain until the keyring gives the journal its keys (#34).
-	j, err := journal.Open(d.Journal(), journal.Plain) // locked: fails while a kiosk runs on d
+	cen, closeCentral := c.keyCentral()
+	defer closeCentral()
+	k, err := c.unlock(cen)
+	if err != nil {
+		return err
+	}
+	c.key = k
+	j, err := openJournal(d.Journal(), k.keys) // locked: fails while a kiosk runs on d
 	if err != nil {
 		return err
 	}
@@ -288,7 +399,7 @@ func recoverRun(c *call) error {
 	if err := j.Entries(func(engine.JournalEntry) error { return nil }); err != nil {
 		return fmt.Errorf("the journal is damaged, nothing was changed (restore a backup instead): %w", err)
 	}
-	if ahead, err := storeAhead(ctx, d, j.Head(), logger); err != nil {
+	if ahead, err := storeAhead(ctx, d, k.keys, j.Head(), logger); err != nil {
 		return err
 	} else if ahead != "" {
 		return fmt.Errorf("nothing was changed: %s", ahead)
@@ -297,8 +408,7 @@ func recoverRun(c *call) error {
 	if err := os.RemoveAll(building); err != nil {
 		return err
 	}
-	// TODO(#34 wiring): the kiosk's store key, from the key package.
-	store, err := storage.Open(building, UnwiredStoreKey, logger)
+	store, err := storage.Open(building, k.keys.Current().Badger(), logger)
 	if err != nil {
 		return err
 	}
@@ -330,12 +440,11 @@ func recoverRun(c *call) error {
 // storeAhead says why recovering from a journal at head would lose what the
 // old store holds, or "" when it would not (or the old store cannot open:
 // then the journal is all there is).
-func storeAhead(ctx context.Context, d DataDir, head engine.JournalHead, logger zerolog.Logger) (string, error) {
+func storeAhead(ctx context.Context, d DataDir, keys keyring.Keys, head engine.JournalHead, logger zerolog.Logger) (string, error) {
 	if _, err := os.Stat(d.Store()); err != nil {
 		return "", nil
 	}
-	// TODO(#34 wiring): the kiosk's store key, from the key package.
-	store, err := storage.Open(d.Store(), UnwiredStoreKey, logger)
+	store, err := openStore(d.Store(), keys, logger)
 	if errors.Is(err, engine.ErrInUse) || errors.Is(err, storage.ErrWrongKey) || errors.Is(err, storage.ErrPlaintext) {
 		return "", err // not damage: a store this key cannot read is not replaced
 	}
@@ -357,7 +466,9 @@ func storeAhead(ctx context.Context, d DataDir, head engine.JournalHead, logger 
 // auditAfter opens the game on the data directory it restored or
 // recovered, and audits it.
 func auditAfter(c *call) error {
-	return WithGame(c.ctx, c.data, c.conf.Engine(), c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	cfg := c.conf.Engine()
+	cfg.DemoOnly = c.key.demo
+	return WithGame(c.ctx, c.data, c.key.keys, cfg, c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err
 		}

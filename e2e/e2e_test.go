@@ -30,7 +30,9 @@ import (
 	"testing"
 	"time"
 
+	sf "starfortune/cli"
 	"starfortune/internal/pgtest"
+	"starfortune/keyring"
 )
 
 // shippedTags are the build tags of `make build`.
@@ -38,12 +40,24 @@ const shippedTags = "no_emoji"
 
 var buildDir string // the binaries built for this run
 
+// testPassphrase seals the tests' data directories; every child finds it
+// in the file $STARFORTUNE_PASSPHRASE_FILE names, as a service manager
+// would hand it over.
+const testPassphrase = "correct horse battery staple"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "starfortune-e2e-")
+	if err == nil {
+		pass := filepath.Join(dir, "passphrase")
+		err = os.WriteFile(pass, []byte(testPassphrase+"\n"), 0o600)
+		os.Setenv("STARFORTUNE_PASSPHRASE_FILE", pass)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// The keyrings the tests make themselves (setUp) cost little to open.
+	keyring.PassphraseCost = keyring.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
 	buildDir = dir
 	code := pgtest.Main(m) // stops the PostgreSQL cluster the fleet tests started, if any
 	os.RemoveAll(dir)
@@ -83,7 +97,41 @@ func starfortune(t testing.TB) string {
 
 // child is the program on the data directory dir, not yet started.
 func child(t testing.TB, dir string, args ...string) *exec.Cmd {
+	setUp(t, dir)
 	return exec.Command(starfortune(t), append([]string{"--data", dir}, args...)...)
+}
+
+// setUp gives a new data directory its keyring under the tests'
+// passphrase, as `starfortune key init` would, at a low Argon2 cost: the
+// program would make one at its kiosk's cost (a tenth of a second of CPU
+// at every start).
+func setUp(t testing.TB, dir string) {
+	t.Helper()
+	d := sf.DataDir(dir)
+	if _, err := os.Stat(d.Keyring()); !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if held, _ := os.ReadDir(dir); len(held) > 0 {
+		return // a data directory the test made otherwise
+	}
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := keyring.CreatePassphrase(d.Keyring(), []byte(testPassphrase)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// unlock is the data directory's keys, for the tests that open it
+// in-process.
+func unlock(t testing.TB, dir string) keyring.Keys {
+	t.Helper()
+	setUp(t, dir)
+	keys, err := sf.DataDir(dir).Unlock([]byte(testPassphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
 
 // run runs the program on args and returns stdout, stderr and its status.
@@ -106,6 +154,7 @@ func run(t testing.TB, args ...string) (string, string, int) {
 // cli runs the program's command line on the data directory dir.
 func cli(t testing.TB, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	setUp(t, dir)
 	return run(t, append([]string{"--data", dir}, args...)...)
 }
 

@@ -430,7 +430,8 @@ func (c *cutTest) cutDuringMigration(round int) {
 // last entry (a whole entry in version 1).
 func downgrade(t *testing.T, dir string) {
 	t.Helper()
-	j, err := journal.Open(sf.DataDir(dir).Journal(), journal.Plain)
+	keys := unlock(t, dir)
+	j, err := journal.Open(sf.DataDir(dir).Journal(), journal.Keys{Current: journal.Key{Gen: keys.Current().Gen(), Secret: keys.Current().Journal()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,10 +444,9 @@ func downgrade(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// TODO(#34 wiring): the store's key, as the program gets it.
 	db, err := badger.Open(badger.DefaultOptions(sf.DataDir(dir).Store()).WithLogger(nil).WithSyncWrites(true).
 		WithMemTableSize(1 << 20).WithValueLogFileSize(1 << 20).WithValueThreshold(64 << 10).
-		WithEncryptionKey(sf.UnwiredStoreKey).WithIndexCacheSize(1 << 20).WithBlockCacheSize(1 << 20))
+		WithEncryptionKey(keys.Current().Badger()).WithIndexCacheSize(1 << 20).WithBlockCacheSize(1 << 20))
 	if err != nil {
 		t.Fatal(err)
 	}

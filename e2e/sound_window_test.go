@@ -174,7 +174,7 @@ func TestSoundInTheRealWindow(t *testing.T) {
 
 		// The engine, not the window, says GO happened.
 		ctx := context.Background()
-		err = sf.WithGame(ctx, sf.DataDir(data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+		err = sf.WithGame(ctx, sf.DataDir(data), unlock(t, data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 			s, unfinished, err := svc.Unfinished(ctx, engine.DemoPlayer)
 			switch {
 			case err != nil:
@@ -233,7 +233,7 @@ func unfinishedUnit(t *testing.T, data, what string, want func(engine.Sale) bool
 	mustCLI(t, data, "blocks") // the shipped binary draws the blocks: this test process has the race detector
 	ctx := context.Background()
 	var found engine.Sale
-	err := sf.WithGame(ctx, sf.DataDir(data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	err := sf.WithGame(ctx, sf.DataDir(data), unlock(t, data), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		for range 200 {
 			sales, err := svc.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 100, Count: 1, Actor: "test"})
 			if err != nil {

@@ -78,7 +78,7 @@ func (c *Cash) move(ctx context.Context, player string, l LedgerEntry, also func
 		return l, err
 	}
 	if c.demoOnly {
-		return l, fmt.Errorf("%w: %s of %s for %s", ErrDemoOnly, l.Kind, l.Credit+l.Debit, player)
+		return l, ErrDemoOnly
 	}
 	c.w.mu.Lock()
 	defer c.w.mu.Unlock()

@@ -14,8 +14,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +30,7 @@ import (
 
 	"starfortune/cli"
 	"starfortune/engine"
+	"starfortune/keyring"
 	"starfortune/storage"
 )
 
@@ -108,7 +111,11 @@ func torture(dir string, seed uint64) error {
 	r := rand.New(rand.NewPCG(seed, 7))
 	enc := json.NewEncoder(os.Stdout)
 	ctx := context.Background()
-	err := cli.WithGame(ctx, cli.DataDir(dir), engine.DefaultConfig(), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
+	keys, err := unlock(dir)
+	if err != nil {
+		return err
+	}
+	err = cli.WithGame(ctx, cli.DataDir(dir), keys, engine.DefaultConfig(), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
 		for {
 			p := torturePlayers[r.IntN(len(torturePlayers))]
 			stake := engine.Stakes[r.IntN(len(engine.Stakes))]
@@ -172,7 +179,11 @@ func torture(dir string, seed uint64) error {
 // checks, and gets this check's.
 func check(dir string, printed []opLine, known map[string]bool) error {
 	ctx := context.Background()
-	return cli.WithGame(ctx, cli.DataDir(dir), engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	keys, err := unlock(dir)
+	if err != nil {
+		return err
+	}
+	return cli.WithGame(ctx, cli.DataDir(dir), keys, engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return fmt.Errorf("out of service after a kill: %w", err)
 		}
@@ -250,4 +261,25 @@ func check(dir string, printed []opLine, known map[string]bool) error {
 		}
 		return nil
 	})
+}
+
+// unlock opens dir's keyring with the passphrase in the file
+// $STARFORTUNE_PASSPHRASE_FILE names (the tests'), making the keyring of a
+// new data directory as `starfortune key init` would, at a low Argon2 cost.
+func unlock(dir string) (keyring.Keys, error) {
+	b, err := os.ReadFile(os.Getenv("STARFORTUNE_PASSPHRASE_FILE"))
+	if err != nil {
+		return keyring.Keys{}, fmt.Errorf("the tests' passphrase: %w", err)
+	}
+	pass := bytes.TrimSuffix(b, []byte("\n"))
+	d := cli.DataDir(dir)
+	if _, err := os.Stat(d.Keyring()); errors.Is(err, os.ErrNotExist) {
+		keyring.PassphraseCost = keyring.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return keyring.Keys{}, err
+		}
+		_, keys, err := keyring.CreatePassphrase(d.Keyring(), pass)
+		return keys, err
+	}
+	return d.Unlock(pass)
 }
