@@ -109,11 +109,8 @@ func runWindow(c *call, win *windowFlags) error {
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
 	cen := centralOf(fleet)
 	keyed := make(chan dataKey, 1)
-	k, ring, err := c.findKey(cen)
-	switch {
-	case err == nil:
-		keyed <- k
-	case errors.Is(err, errLocked):
+	unlocked := make(chan error, 1) // the key found without the window
+	if ring, typed := c.needsTyping(cen); typed {
 		o.Unlock = func(pass []byte) error {
 			k, err := c.unlockWith(ring, bytes.Clone(pass), cen)
 			if err == nil {
@@ -121,8 +118,16 @@ func runWindow(c *call, win *windowFlags) error {
 			}
 			return err
 		}
-	default:
-		return err
+	} else {
+		// The key derivation (a tenth of a second) or the central's answer
+		// overlaps the toolkit's start.
+		go func() {
+			k, _, err := c.findKey(cen)
+			if err == nil {
+				keyed <- k
+			}
+			unlocked <- err
+		}()
 	}
 	ready := make(chan *engine.Service, 1)
 	closed := make(chan struct{}) // the window is closed: the game may close too
@@ -135,6 +140,8 @@ func runWindow(c *call, win *windowFlags) error {
 				<-closed
 				return nil
 			})
+		case err := <-unlocked: // the key could not be found
+			opened <- err
 		case <-closed: // closed while locked
 			opened <- nil
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 	"starfortune/journal"
 	"starfortune/keyring"
 	"starfortune/storage"
@@ -51,7 +52,7 @@ func keyInit(c *call, newPassFile string) error {
 		return err
 	}
 	defer clear(pass)
-	if err := os.MkdirAll(string(d), 0o750); err != nil {
+	if err := fsync.MkdirAll(string(d), 0o750); err != nil { // its entry synced: a power cut keeps it
 		return err
 	}
 	ring, keys, err := keyring.CreatePassphrase(d.Keyring(), pass)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 	"starfortune/journal"
 	"starfortune/keyring"
 	"starfortune/storage"
@@ -141,7 +142,7 @@ func (c *call) newKey(cen keyCentral) (dataKey, *keyring.Ring, error) {
 		return dataKey{}, nil, err
 	}
 	defer clear(pass)
-	if err := os.MkdirAll(string(d), 0o750); err != nil {
+	if err := fsync.MkdirAll(string(d), 0o750); err != nil { // its entry synced: a power cut keeps it
 		return dataKey{}, nil, err
 	}
 	var ring *keyring.Ring
@@ -266,6 +267,30 @@ func (c *call) prompt(what string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	return pass, len(pass) > 0, nil
+}
+
+// needsTyping says whether only a passphrase typed by someone opens the
+// data directory (and its ring, to unlock with it): the window then shows
+// its unlock screen. A fleet kiosk's ring is asked of the central first,
+// here, before the window: the unlock screen when it does not answer.
+func (c *call) needsTyping(cen keyCentral) (*keyring.Ring, bool) {
+	ring, err := keyring.Load(c.data.Keyring())
+	if err != nil || ring.Demo() {
+		return nil, false // made, or refused, by findKey
+	}
+	if _, given, _ := c.passphraseFile(); given {
+		return nil, false
+	}
+	if cen != nil && hasSlot(ring, keyring.SlotCentral) {
+		kek, err := cen.DataKey(c.ctx)
+		if err == nil {
+			if _, err := ring.UnlockCentral(kek); err == nil {
+				return nil, false
+			}
+		}
+		c.logger.Warn().AnErr("err", err).Msg("data key: the central did not give this kiosk's key: the window asks for the passphrase")
+	}
+	return ring, true
 }
 
 // centralOf is the central of a kiosk of a fleet, for its data key (nil

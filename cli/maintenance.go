@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/tar"
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/binary"
@@ -202,7 +203,7 @@ func (r *partReader) Read(b []byte) (int, error) {
 
 func restoreRun(c *call) error {
 	d, args, out := c.data, c.args, c.out
-	for _, p := range []string{d.Store(), d.Journal(), d.Keyring()} {
+	for _, p := range []string{d.Store(), d.Journal()} {
 		if _, err := os.Stat(p); err == nil {
 			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
 		}
@@ -249,6 +250,9 @@ func (r restoring) remove() error {
 func (c *call) restoreFrom(f io.Reader, r restoring) error {
 	br := bufio.NewReader(f)
 	if head, err := br.Peek(2); err == nil && head[0] == 0x1f && head[1] == 0x8b { // gzip: before encryption at rest
+		if _, err := os.Stat(c.data.Keyring()); err == nil {
+			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", c.data.Keyring())
+		}
 		pass, err := c.newPassphrase("")
 		if err != nil {
 			return fmt.Errorf("a backup from before encryption at rest is restored under a new passphrase: %w", err)
@@ -275,6 +279,11 @@ func (c *call) restoreFrom(f io.Reader, r restoring) error {
 	ringBytes := make([]byte, n)
 	if _, err := io.ReadFull(br, ringBytes); err != nil {
 		return fmt.Errorf("damaged: %w", err)
+	}
+	// The keyring is moved in first: one alone is a restore of this
+	// backup cut short, which starts over; any other is not ours to replace.
+	if held, err := os.ReadFile(c.data.Keyring()); err == nil && !bytes.Equal(held, ringBytes) {
+		return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", c.data.Keyring())
 	}
 	if err := fsync.MkdirAll(filepath.Dir(r.keyring), 0o750); err != nil {
 		return err

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	sf "starfortune/cli"
+	"starfortune/internal/fsync"
 	"starfortune/internal/pgtest"
 	"starfortune/keyring"
 )
@@ -97,16 +98,19 @@ func starfortune(t testing.TB) string {
 
 // child is the program on the data directory dir, not yet started.
 func child(t testing.TB, dir string, args ...string) *exec.Cmd {
-	setUp(t, dir)
+	setUp(t, dir, args...)
 	return exec.Command(starfortune(t), append([]string{"--data", dir}, args...)...)
 }
 
 // setUp gives a new data directory its keyring under the tests'
 // passphrase, as `starfortune key init` would, at a low Argon2 cost: the
 // program would make one at its kiosk's cost (a tenth of a second of CPU
-// at every start).
-func setUp(t testing.TB, dir string) {
+// at every start). A restore brings the backup's keyring.
+func setUp(t testing.TB, dir string, args ...string) {
 	t.Helper()
+	if len(args) > 0 && args[0] == "restore" {
+		return
+	}
 	d := sf.DataDir(dir)
 	if _, err := os.Stat(d.Keyring()); !errors.Is(err, os.ErrNotExist) {
 		return
@@ -114,7 +118,7 @@ func setUp(t testing.TB, dir string) {
 	if held, _ := os.ReadDir(dir); len(held) > 0 {
 		return // a data directory the test made otherwise
 	}
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := fsync.MkdirAll(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := keyring.CreatePassphrase(d.Keyring(), []byte(testPassphrase)); err != nil {
@@ -154,7 +158,7 @@ func run(t testing.TB, args ...string) (string, string, int) {
 // cli runs the program's command line on the data directory dir.
 func cli(t testing.TB, dir string, args ...string) (string, string, int) {
 	t.Helper()
-	setUp(t, dir)
+	setUp(t, dir, args...)
 	return run(t, append([]string{"--data", dir}, args...)...)
 }
 

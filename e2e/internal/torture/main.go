@@ -30,6 +30,7 @@ import (
 
 	"starfortune/cli"
 	"starfortune/engine"
+	"starfortune/internal/fsync"
 	"starfortune/keyring"
 	"starfortune/storage"
 )
@@ -275,7 +276,7 @@ func unlock(dir string) (keyring.Keys, error) {
 	d := cli.DataDir(dir)
 	if _, err := os.Stat(d.Keyring()); errors.Is(err, os.ErrNotExist) {
 		keyring.PassphraseCost = keyring.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
-		if err := os.MkdirAll(dir, 0o750); err != nil {
+		if err := fsync.MkdirAll(dir, 0o750); err != nil {
 			return keyring.Keys{}, err
 		}
 		_, keys, err := keyring.CreatePassphrase(d.Keyring(), pass)
