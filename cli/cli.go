@@ -85,6 +85,7 @@ type call struct {
 	data   DataDir
 	logger zerolog.Logger
 	key    dataKey         // needsGame, and restore and recover: how the data directory was unlocked
+	demoOK bool            // the window: a new data directory without a passphrase is the demo's
 	svc    *engine.Service // needsGame
 	store  *storage.Store  // needsGame
 	admin  *central.Admin  // needsCentral
@@ -275,6 +276,7 @@ func open(cmd *command, c *call, p Program, run func(*call) error) error {
 			Str("command", cmd.name).Str("data", string(c.data)).Str("config", c.shared.config).Msg("start")
 	}
 	if cmd.needs == needsWindow {
+		c.demoOK = true
 		holdWindowMemory()
 		atIdlePriority(logStart) // hashing the binary takes 25 ms of CPU: not the window's
 	} else {

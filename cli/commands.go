@@ -29,7 +29,7 @@ var commands = []command{
 	{name: "recover", help: "rebuild the store from the journal", needs: needsData, flags: noFlags(recoverRun)},
 	{name: "key init", help: "encrypt a data directory under a passphrase (a new one, or one written in clear)", needs: needsData, flags: keyInitFlags},
 	{name: "key passphrase", help: "change the passphrase of the data directory's key", needs: needsData, flags: keyPassphraseFlags},
-	{name: "key rotate", help: "replace the data key: the store and the journal sealed anew, nothing re-drawn", needs: needsData, flags: keyRotateFlags},
+	{name: "key rotate", help: "replace the data key: the store's key registry and the journal sealed anew, nothing re-drawn", needs: needsData, flags: keyRotateFlags},
 	{name: "key status", help: "how the data directory's key is kept (nothing secret)", needs: needsData, flags: noFlags(keyStatus)},
 	{name: "sync", help: "a kiosk of a fleet: push its backlog to the central now", needs: needsGame, json: true, flags: syncFlags},
 	{name: "verify", args: "FILE", min: 1, max: 1, help: "recompute a closed block's Merkle root from its units (JSON lines, - for stdin)", flags: verifyFlags},

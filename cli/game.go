@@ -46,6 +46,9 @@ func WithGame(ctx context.Context, d DataDir, keys keyring.Keys, cfg engine.Conf
 		return err
 	}
 	defer store.Close()
+	if err := removeClearJournal(d, logger); err != nil {
+		return err
+	}
 	j, err := openJournal(d.Journal(), keys)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"starfortune/journal"
 	"starfortune/keyring"
 	"starfortune/storage"
+
+	"github.com/rs/zerolog"
 )
 
 // The key commands: set up a data directory's key (and encrypt one written
@@ -79,7 +82,7 @@ func keyInit(c *call, newPassFile string) error {
 // finishes it.
 func (c *call) encrypt(keys keyring.Keys) error {
 	d := c.data
-	plainJournal := d.Journal() + ".plaintext"
+	plainJournal := d.Journal() + ".plaintext" // removed by removeClearJournal
 	j, err := openJournal(d.Journal(), keys)
 	switch {
 	case err == nil:
@@ -110,11 +113,27 @@ func (c *call) encrypt(keys keyring.Keys) error {
 	default:
 		return err
 	}
-	if err := os.Remove(plainJournal); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := removeClearJournal(d, c.logger); err != nil {
 		return err
 	}
 	fmt.Fprintf(c.out, "%s is encrypted at rest\n", d)
 	return nil
+}
+
+// removeClearJournal removes the clear copy of the journal key init keeps
+// until the store is encrypted and audited: once the store opens with its
+// key, a copy left by a key init cut short is removed at the next open.
+func removeClearJournal(d DataDir, logger zerolog.Logger) error {
+	plain := d.Journal() + ".plaintext"
+	err := os.Remove(plain)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = fsync.Dir(filepath.Dir(plain))
+		logger.Info().Str("file", plain).Msg("key init: the journal's clear copy removed")
+	}
+	return err
 }
 
 // auditStore audits the store in dir with the data directory's journal,
@@ -178,7 +197,7 @@ func keyPassphrase(c *call, newPassFile string) error {
 		return err
 	}
 	c.logger.Info().Msg("key passphrase: changed")
-	fmt.Fprintln(c.out, "passphrase changed (a copy of the keyring taken before still opens with the old one: starfortune key rotate makes such copies useless)")
+	fmt.Fprintln(c.out, "passphrase changed (a copy of the keyring taken before still opens with the old one: starfortune key rotate seals what comes next under a new key)")
 	return nil
 }
 
@@ -188,9 +207,11 @@ func keyRotateFlags(fs *flag.FlagSet) func(*call) error {
 }
 
 // keyRotate replaces the data key without re-drawing anything: a new
-// generation, the store's registry re-sealed under it, the journal
-// resealed, then the old generation dropped. Cut anywhere, the keyring
-// holds both generations and key rotate finishes.
+// generation, the store's key registry re-sealed under it, every journal
+// line resealed, then the old generation dropped. Cut anywhere, the
+// keyring holds both generations and key rotate finishes. Badger's own
+// table keys, in the registry, are not replaced: it makes new ones every
+// ten days, and tables are re-encrypted as compaction rewrites them.
 func keyRotate(c *call, newPassFile string) error {
 	d := c.data
 	cen, closeCentral := c.keyCentral()
@@ -208,6 +229,15 @@ func keyRotate(c *call, newPassFile string) error {
 		return err
 	}
 	keys := k.keys
+	// Refused while a kiosk runs on the directory, before the keyring
+	// changes: rotation re-seals the store's registry, closed.
+	s, err := openStore(d.Store(), keys, c.logger)
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
 	if !ring.Rotating() {
 		if hasSlot(ring, keyring.SlotPassphrase) || newPassFile != "" {
 			pass, err := c.rotationPassphrase(newPassFile)
@@ -243,7 +273,7 @@ func keyRotate(c *call, newPassFile string) error {
 		return err
 	}
 	c.logger.Info().Uint32("generation", cur.Gen()).Msg("key rotate: a new data key")
-	fmt.Fprintf(c.out, "data key rotated: generation %d; the store and the journal are sealed under it\n", cur.Gen())
+	fmt.Fprintf(c.out, "data key rotated: generation %d seals the store's key registry and every journal line\n", cur.Gen())
 	return nil
 }
 

@@ -62,7 +62,8 @@ type keyCentral interface {
 // typed by someone would open it, it returns the ring and errLocked. A new
 // data directory gets its keyring here: in one central slot for a fleet
 // kiosk (and the passphrase given, for starts without the central), in a
-// passphrase slot when a passphrase is given, else as the demo's.
+// passphrase slot when a passphrase is given, else, for the window only,
+// as the demo's.
 func (c *call) findKey(cen keyCentral) (dataKey, *keyring.Ring, error) {
 	ring, err := keyring.Load(c.data.Keyring())
 	if errors.Is(err, keyring.ErrNoRing) {
@@ -111,6 +112,7 @@ func (c *call) unlockWith(ring *keyring.Ring, pass []byte, cen keyCentral) (data
 	defer clear(pass)
 	keys, err := ring.UnlockPassphrase(pass)
 	if errors.Is(err, keyring.ErrWrongPassphrase) {
+		c.logger.Warn().Str("keyring", ring.Path()).Msg("data key: a wrong passphrase was given")
 		return dataKey{}, fmt.Errorf("%w: %w", engine.ErrWrongPassphrase, err)
 	}
 	if err != nil {
@@ -163,6 +165,9 @@ func (c *call) newKey(cen keyCentral) (dataKey, *keyring.Ring, error) {
 		if ring, keys, err = keyring.CreatePassphrase(d.Keyring(), pass); err != nil {
 			return dataKey{}, nil, err
 		}
+	case !c.demoOK:
+		return dataKey{}, nil, fmt.Errorf("%s holds no data directory yet: `starfortune key init` makes a kiosk's, sealed under a "+
+			"passphrase (or give one with --passphrase-file); the window alone makes the demo's", d)
 	default:
 		if ring, keys, err = keyring.CreateDemo(d.Keyring(), d.DemoKey()); err != nil {
 			return dataKey{}, nil, err

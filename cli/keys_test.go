@@ -28,11 +28,24 @@ func cliBare(dir string, args ...string) (string, string, int) {
 	return out.String(), errOut.String(), code
 }
 
-// A data directory opened with no passphrase is the demo's: its key in a
+// A new data directory opened by a command with no passphrase is refused,
+// pointing at key init; the window makes it the demo's: its key in a
 // marked file beside the data, the demo wallet plays, and no real money
 // moves there, nor is it backed up.
 func TestDemoDataDirectory(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
+	if _, errOut, code := cliBare(dir, "operator", "set-pin"); code != 1 || !strings.Contains(errOut, "key init") {
+		t.Fatalf("a command on a new data directory without a passphrase: status %d: %s", code, errOut)
+	}
+	for _, p := range []string{DataDir(dir).Keyring(), DataDir(dir).Store(), DataDir(dir).Journal(), DataDir(dir).DemoKey()} {
+		if _, err := os.Stat(p); err == nil {
+			t.Fatalf("the refused command made %s", p)
+		}
+	}
+	c := &call{ctx: context.Background(), data: DataDir(dir), demoOK: true, logger: zerolog.Nop(), shared: &shared{}} // the window's
+	if k, _, err := c.findKey(nil); err != nil || !k.demo {
+		t.Fatalf("the window on a new data directory: demo %v, %v", k.demo, err)
+	}
 	if out, errOut, code := cliBare(dir, "play", "--stake", "1", "--n", "2", "--json"); code != 0 || len(decodeSales(t, out)) != 2 {
 		t.Fatalf("demo play: status %d %s", code, errOut)
 	}
@@ -161,9 +174,10 @@ func TestKeyInitEncryptsAClearDataDirectory(t *testing.T) {
 	}
 }
 
-// After sales, nothing of a data directory or of its backup shows an open
-// block's seed or its units in serving order, in any encoding; a store
-// opened without its key, or under another, is refused and unchanged.
+// After sales, nothing of a data directory (its logs included) or of its
+// backup shows an open block's seed, its units in serving order or the
+// passphrase, in any encoding; a store opened without its key, or under
+// another, is refused.
 func TestNothingUnsoldIsReadableAtRest(t *testing.T) {
 	dir := newData(t)
 	mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "50")
@@ -171,6 +185,9 @@ func TestNothingUnsoldIsReadableAtRest(t *testing.T) {
 	backup := filepath.Join(t.TempDir(), "kiosk.sfbak")
 	mustCLI(t, dir, "backup", backup)
 	assertSecret(t, dir, backup)
+	if found := leaks(t, [][]byte{[]byte(testPassphrase)}, dir, backup); len(found) > 0 {
+		t.Fatalf("the passphrase is readable in %v", found)
+	}
 
 	d := DataDir(dir)
 	for name, key := range map[string][]byte{"no key": nil, "another key": bytes.Repeat([]byte{7}, 32)} {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"image/color"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -54,7 +55,11 @@ func (k *Kiosk) lock(game func() (Game, error)) {
 // showUnlock covers the window with the unlock screen; once unlock
 // succeeds, opened is called off the UI thread and the screen goes away.
 func (k *Kiosk) showUnlock(unlock Unlock, opened func()) {
-	u := &unlockScreen{entry: widget.NewPasswordEntry(), message: widget.NewLabel("")}
+	// A password entry without the button that shows what is typed: the
+	// players stand by.
+	u := &unlockScreen{entry: widget.NewEntry(), message: widget.NewLabel("")}
+	u.entry.Password = true
+	u.entry.ActionItem = canvas.NewRectangle(color.Transparent) // instead of the revealing eye Fyne would put there
 	u.entry.SetPlaceHolder(lang.L("Passphrase"))
 	u.message.Wrapping = fyne.TextWrapWord
 	u.message.Alignment = fyne.TextAlignCenter
