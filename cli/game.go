@@ -112,7 +112,7 @@ func runWindow(c *call, win *windowFlags) error {
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
 	cen := centralOf(fleet)
 	keyed := make(chan dataKey, 1)
-	unlocked := make(chan error, 1) // the key found without the window
+	unlocked := make(chan error, 1) // why the key was not found without the window
 	if ring, typed := c.needsTyping(cen); typed {
 		o.Unlock = func(pass []byte) error {
 			k, err := c.unlockWith(ring, bytes.Clone(pass), cen)
@@ -126,10 +126,11 @@ func runWindow(c *call, win *windowFlags) error {
 		// overlaps the toolkit's start.
 		go func() {
 			k, _, err := c.findKey(cen)
-			if err == nil {
-				keyed <- k
+			if err != nil {
+				unlocked <- err
+				return
 			}
-			unlocked <- err
+			keyed <- k
 		}()
 	}
 	ready := make(chan *engine.Service, 1)

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"starfortune/engine"
+	"starfortune/internal/cleardata"
 	"starfortune/journal"
 	"starfortune/storage"
 )
@@ -284,8 +284,7 @@ func leaks(t *testing.T, secrets [][]byte, dir string, extra ...string) []string
 }
 
 // decrypt turns the data directory dir into one written in clear, as
-// before encryption at rest: its store copied into a Badger store without
-// a key, its journal resealed in clear, its keyring removed.
+// before encryption at rest.
 func decrypt(t *testing.T, dir string) {
 	t.Helper()
 	d := DataDir(dir)
@@ -293,33 +292,7 @@ func decrypt(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := storage.Open(d.Store(), keys.Current().Badger(), zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stream bytes.Buffer
-	err = s.Backup(&stream)
-	s.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.RemoveAll(d.Store()); err != nil {
-		t.Fatal(err)
-	}
-	db, err := badger.Open(badger.DefaultOptions(d.Store()).WithLogger(nil).WithSyncWrites(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hdr := len("STARFORTUNE-BACKUP\n") + 4 // storage's header before Badger's stream
-	if err := db.Load(io.NopCloser(bytes.NewReader(stream.Bytes()[hdr:])), 16); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := journal.Reseal(d.Journal(), journalKeys(keys), journal.Plain); err != nil {
-		t.Fatal(err)
-	}
+	cleardata.Decrypt(t, d.Store(), keys.Current().Badger(), d.Journal(), journalKeys(keys))
 	if err := os.Remove(d.Keyring()); err != nil {
 		t.Fatal(err)
 	}
