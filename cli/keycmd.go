@@ -63,7 +63,7 @@ func keyInit(c *call, newPassFile string) error {
 		return err
 	}
 	if cen != nil {
-		if kek, err := cen.DataKey(c.ctx); err != nil {
+		if kek, err := c.centralKey(cen); err != nil {
 			c.logger.Warn().AnErr("err", err).Msg("key init: the central did not give this kiosk's key; it is added at the first start with the central")
 		} else if err := ring.SetCentral(keys, kek); err != nil {
 			return err
@@ -251,7 +251,7 @@ func keyRotate(c *call, newPassFile string) error {
 			if cen == nil {
 				return errors.New("this keyring has the central's slot: rotate with the kiosk's central at hand (--central URL or the settings)")
 			}
-			kek, err := cen.DataKey(c.ctx)
+			kek, err := c.centralKey(cen)
 			if err != nil {
 				return fmt.Errorf("the central did not give this kiosk's key: %w", err)
 			}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/term"
@@ -86,7 +87,7 @@ func (c *call) keyOf(ring *keyring.Ring, cen keyCentral) (dataKey, error) {
 	var centralErr error
 	if cen != nil && hasSlot(ring, keyring.SlotCentral) {
 		var kek []byte
-		if kek, centralErr = cen.DataKey(c.ctx); centralErr == nil {
+		if kek, centralErr = c.centralKey(cen); centralErr == nil {
 			keys, err := ring.UnlockCentral(kek)
 			return dataKey{keys: keys}, err
 		}
@@ -119,7 +120,7 @@ func (c *call) unlockWith(ring *keyring.Ring, pass []byte, cen keyCentral) (data
 		return dataKey{}, err
 	}
 	if cen != nil && !hasSlot(ring, keyring.SlotCentral) {
-		if kek, err := cen.DataKey(c.ctx); err == nil {
+		if kek, err := c.centralKey(cen); err == nil {
 			if err := ring.SetCentral(keys, kek); err != nil {
 				return dataKey{}, fmt.Errorf("seal the keyring under the central's key: %w", err)
 			}
@@ -151,7 +152,7 @@ func (c *call) newKey(cen keyCentral) (dataKey, *keyring.Ring, error) {
 	var keys keyring.Keys
 	switch {
 	case cen != nil:
-		kek, err := cen.DataKey(c.ctx)
+		kek, err := c.centralKey(cen)
 		if err != nil {
 			return dataKey{}, nil, fmt.Errorf("a new kiosk of a fleet takes its data key from its central, which did not give it: %w", err)
 		}
@@ -287,7 +288,7 @@ func (c *call) needsTyping(cen keyCentral) (*keyring.Ring, bool) {
 		return nil, false
 	}
 	if cen != nil && hasSlot(ring, keyring.SlotCentral) {
-		kek, err := cen.DataKey(c.ctx)
+		kek, err := c.centralKey(cen)
 		if err == nil {
 			if _, err := ring.UnlockCentral(kek); err == nil {
 				return nil, false
@@ -364,4 +365,16 @@ func openJournal(path string, k keyring.Keys) (*journal.File, error) {
 		return nil, fmt.Errorf("%w: %w", errPlaintext, err)
 	}
 	return j, err
+}
+
+// centralKeyTimeout bounds the wait for the central's key: a central whose
+// host drops packets would otherwise hold the start for the system's
+// connection timeout (minutes).
+const centralKeyTimeout = 10 * time.Second
+
+// centralKey asks the central for this kiosk's key-encryption key.
+func (c *call) centralKey(cen keyCentral) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(c.ctx, centralKeyTimeout)
+	defer cancel()
+	return cen.DataKey(ctx)
 }
