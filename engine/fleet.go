@@ -35,6 +35,13 @@ var (
 	// from it so far, and so (the table being public) the value left in it;
 	// a sold ticket of a closed block, or one the kiosk sold, is not counted.
 	ErrLookupLimit = errors.New("fleet: too many look-ups of tickets sold by other kiosks today")
+	// ErrClaimRefused: the central refused a pack for now: the kiosk holds
+	// enough unsold units at the stake, claims too often, or another
+	// kiosk's claim is cutting the block. Not an outage: the kiosk sells
+	// what it holds and asks again at a later round.
+	ErrClaimRefused = errors.New("fleet: claim refused by the central for now")
+	// ErrPushRefused: a push larger (rows or bytes) than the central takes.
+	ErrPushRefused = errors.New("fleet: push refused by the central: too large")
 )
 
 // Pack is a range of positions [First, First+Count) of one block, handed to
