@@ -19,7 +19,7 @@ CREATE TABLE fleet_settings (
 	-- claim_packs_ahead packs plus the unsold part of its current pack
 	-- allowed by claim_sold_percent: by default one pack ahead, and the
 	-- next once the current one is 75 % sold and pushed.
-	claim_packs_ahead   int NOT NULL DEFAULT 1 CHECK (claim_packs_ahead BETWEEN 0 AND 100),
+	claim_packs_ahead   int NOT NULL DEFAULT 1 CHECK (claim_packs_ahead >= 0),
 	claim_sold_percent  int NOT NULL DEFAULT 75 CHECK (claim_sold_percent BETWEEN 0 AND 100),
 	claims_per_minute   int NOT NULL DEFAULT 30 CHECK (claims_per_minute >= 1),
 	-- A push carries at most this many rows and bytes (the kiosk sends 1 000
@@ -97,13 +97,6 @@ END $$;
 CREATE FUNCTION sf_ticket(e int, s int, n int, pos int) RETURNS text LANGUAGE sql IMMUTABLE STRICT AS $$
 	SELECT sf_block_ref(e, s, n) || '-' || lpad(pos::text, 6, '0') || '-'
 	       || sf_damm(lpad(e::text, 2, '0') || lpad(s::text, 3, '0') || lpad(n::text, 4, '0') || lpad(pos::text, 6, '0'))
-$$;
-
--- The prize of a unit at a stake, from leaf_tails (its first 8 bytes: the
--- prize in cents, big-endian, engine/merkle.go).
-CREATE FUNCTION sf_prize(p_stake int, p_unit bytea) RETURNS bigint LANGUAGE sql STABLE AS $$
-	SELECT ('x' || encode(substring(t.tail FROM 1 FOR 8), 'hex'))::bit(64)::bigint
-	  FROM leaf_tails t WHERE t.stake_cents = p_stake AND t.unit = p_unit
 $$;
 
 -- sf_kiosk_lock identifies the calling kiosk and locks its own row: each
@@ -362,13 +355,17 @@ BEGIN
 		SELECT x.*, pk.block_id, pk.first AS p_first, pk.count AS p_count, pk.kiosk AS p_kiosk, pk.status AS p_status,
 		       pk.claimed_at AS p_claimed, bl.stake_cents AS b_stake,
 		       sf_ticket(bl.emission, bl.stake_cents, bl.number, x.position) AS canon,
-		       substring(bl.units FROM x.position * 3 + 1 FOR 3) AS b_unit
+		       u.b_unit,
+		       -- The unit's prize: the first 8 bytes of its leaf tail (big-endian cents, engine/merkle.go).
+		       ('x' || encode(substring(lt.tail FROM 1 FOR 8), 'hex'))::bit(64)::bigint AS b_prize
 		  FROM jsonb_to_recordset(p) AS x(seq bigint, ticket text, pack text, position int, sold_at timestamptz,
 		                                  player text, stake_cents bigint, prize_cents bigint, unit text, revealed boolean)
 		  LEFT JOIN packs pk ON pk.serial = x.pack AND pk.kiosk = k
 		  LEFT JOIN blocks bl ON bl.id = pk.block_id
+		  LEFT JOIN LATERAL (SELECT substring(bl.units FROM x.position * 3 + 1 FOR 3) AS b_unit) u ON true
+		  LEFT JOIN leaf_tails lt ON lt.stake_cents = bl.stake_cents AND lt.unit = u.b_unit
 	), judged AS (
-		SELECT inc.*, sf_prize(inc.b_stake, inc.b_unit) AS b_prize, CASE
+		SELECT inc.*, CASE
 			WHEN EXISTS (SELECT 1 FROM sales s WHERE s.ticket = inc.ticket AND s.kiosk = k AND s.seq = inc.seq
 			             AND s.sold_at = inc.sold_at AND s.player = inc.player) THEN 'duplicate'
 			WHEN EXISTS (SELECT 1 FROM sale_conflicts c WHERE c.kiosk = k AND c.seq = inc.seq AND c.ticket = inc.ticket) THEN 'duplicate'
@@ -379,7 +376,7 @@ BEGIN
 			WHEN inc.ticket IS DISTINCT FROM inc.canon THEN 'ticket is not the position''s (check digit included)'
 			WHEN inc.stake_cents IS DISTINCT FROM inc.b_stake THEN 'stake differs from the block'
 			WHEN inc.unit IS DISTINCT FROM encode(inc.b_unit, 'hex') THEN 'unit differs from the block''s'
-			WHEN inc.prize_cents IS DISTINCT FROM sf_prize(inc.b_stake, inc.b_unit) THEN 'prize differs from the block''s'
+			WHEN inc.prize_cents IS DISTINCT FROM inc.b_prize THEN 'prize differs from the block''s'
 			WHEN inc.sold_at IS NULL OR inc.sold_at < inc.p_claimed - st.clock_skew THEN 'sold before its pack was claimed'
 			WHEN inc.sold_at > now() + st.clock_skew THEN 'sold in the future'
 			WHEN inc.player IS NULL OR inc.revealed IS NULL THEN 'incomplete sale'
@@ -551,5 +548,5 @@ BEGIN
 END $$;
 SELECT sf_kiosk_role_limits(role) FROM kiosks;
 
-REVOKE ALL ON FUNCTION sf_cut_packs(bigint), sf_close_done(), sf_damm(text), sf_ticket(int, int, int, int), sf_prize(int, bytea), sf_kiosk_lock(), sf_push_bounds(jsonb),
+REVOKE ALL ON FUNCTION sf_cut_packs(bigint), sf_close_done(), sf_damm(text), sf_ticket(int, int, int, int), sf_kiosk_lock(), sf_push_bounds(jsonb),
 	sf_conflicts_room(text), sf_kiosk_role_limits(name) FROM PUBLIC;
