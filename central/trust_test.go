@@ -1,6 +1,7 @@
 package central_test
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,8 +13,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/rs/zerolog"
 
+	"starfortune/central"
 	"starfortune/engine"
+	"starfortune/engine/memstore"
 )
 
 // The tests of issue 36: an attacker holding one kiosk's credentials,
@@ -498,5 +502,92 @@ func TestConflictsAreCappedPerKiosk(t *testing.T) {
 	rep := f.audit(t)
 	if !hasFinding(rep, "kiosk k1: 40 more refused") {
 		t.Fatalf("audit findings %q, want 40 not stored", rep.Findings)
+	}
+}
+
+// refusingCentral counts a kiosk's claims refused, pushes and heartbeats.
+type refusingCentral struct {
+	*central.Client
+	mu                     sync.Mutex
+	refused, pushes, beats int
+}
+
+func (c *refusingCentral) ClaimPack(ctx context.Context, stake engine.Cents) (engine.Pack, error) {
+	p, err := c.Client.ClaimPack(ctx, stake)
+	if errors.Is(err, engine.ErrClaimRefused) {
+		c.mu.Lock()
+		c.refused++
+		c.mu.Unlock()
+	}
+	return p, err
+}
+
+func (c *refusingCentral) PushSales(ctx context.Context, s []engine.FleetSale) (engine.PushResult, error) {
+	c.mu.Lock()
+	c.pushes++
+	c.mu.Unlock()
+	return c.Client.PushSales(ctx, s)
+}
+
+func (c *refusingCentral) Heartbeat(ctx context.Context, backlog int) (time.Time, error) {
+	c.mu.Lock()
+	c.beats++
+	c.mu.Unlock()
+	return c.Client.Heartbeat(ctx, backlog)
+}
+
+// A kiosk whose claims the central refuses for now keeps selling what it
+// holds, and its sync rounds go on: it pushes its sales, heartbeats, is
+// never offline; once the limit allows, it claims its pack ahead.
+func TestRefusedClaimKeepsTheKioskSyncing(t *testing.T) {
+	f := newFleet(t, 1, 100, "k1")
+	f.set(t, "claims_per_minute = 1") // the first pack, then no claim ahead for a minute
+	c := &refusingCentral{Client: f.kiosks["k1"]}
+	cfg := engine.DefaultConfig()
+	cfg.Fleet = &engine.FleetConfig{Central: c, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 20 * time.Millisecond}
+	svc, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	for i := range 60 {
+		if _, err := svc.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1, Actor: "test"}); err != nil {
+			t.Fatalf("sale %d: %v", i+1, err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := svc.Fleet.Status(ctx)
+		if err != nil || st.Offline != nil {
+			t.Fatalf("status %+v %v", st, err)
+		}
+		c.mu.Lock()
+		refused, pushes, beats := c.refused, c.pushes, c.beats
+		c.mu.Unlock()
+		if st.Backlog == 0 && refused > 0 && pushes > 0 && beats > 1 {
+			if len(st.Packs) != 1 {
+				t.Fatalf("packs held %+v, want the first only (claims refused)", st.Packs)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backlog %d, %d claims refused, %d pushes, %d heartbeats", st.Backlog, refused, pushes, beats)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if rep := f.audit(t); rep.Sales != 60 {
+		t.Fatalf("the central has %d sales, want 60", rep.Sales)
+	}
+	f.set(t, "claims_per_minute = 30")
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		st, err := svc.Fleet.Status(ctx)
+		if err == nil && len(st.Packs) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pack claimed ahead once allowed: %+v %v", st.Packs, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
