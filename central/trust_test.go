@@ -377,10 +377,11 @@ func TestForgedMovementsAreRefused(t *testing.T) {
 	}
 }
 
-// A kiosk holding a transaction open after a claim, a push, a release or a
-// heartbeat holds nothing another kiosk waits for: the other's claim and
-// push return in under a second; and the idle transaction is ended by the
-// role's idle-in-transaction timeout.
+// A kiosk holding a transaction open after a claim, a push (naming another
+// kiosk's pack), a heartbeat and the advisory lock key look-ups used to
+// take holds nothing another kiosk waits for: the other's push, claim,
+// look-up, heartbeat and release each return in under a second; and the
+// idle transaction is ended by the role's idle-in-transaction timeout.
 func TestIdleTransactionStallsNoOne(t *testing.T) {
 	f := newFleet(t, 1, 1000, "k1", "k2")
 	p1 := f.claim(t, "k1")
@@ -391,8 +392,11 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := json.Marshal([]map[string]any{}) // an empty push still takes its locks
-	for _, sql := range []string{"SELECT serial FROM claim_pack(50)", "SELECT heartbeat(0)", "SELECT * FROM push_sales('" + string(b) + "')",
+	// A push naming k2's pack: it used to share-lock it, holding off k2's
+	// release.
+	forged, _ := json.Marshal([]map[string]any{{"seq": 801, "ticket": p2.Ticket(50).String(), "pack": p2.Serial, "position": p2.First + 50,
+		"sold_at": time.Now().UTC().Format(time.RFC3339Nano), "player": "eve", "stake_cents": 50, "prize_cents": 0, "unit": "000000", "revealed": true}})
+	for _, sql := range []string{"SELECT serial FROM claim_pack(50)", "SELECT heartbeat(0)", "SELECT * FROM push_sales('" + string(forged) + "')",
 		"SELECT pg_advisory_lock(hashtext('starfortune lookups k2'))"} {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
@@ -404,6 +408,8 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	push(t, c2, sell(t, p2, 0, 10, 1, "bob"))
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("k2's push took %s with k1 idle in a transaction", d)
+	} else {
+		t.Logf("k2's push with k1 idle in a transaction: %s", d)
 	}
 	f.set(t, "claim_packs_ahead = 100")
 	start = time.Now()
@@ -412,6 +418,8 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("k2's claim took %s with k1 idle in a transaction", d)
+	} else {
+		t.Logf("k2's claim with k1 idle in a transaction: %s", d)
 	}
 	start = time.Now()
 	if _, err := c2.LookupTicket(ctx, p1.Ticket(3)); err != nil {
@@ -419,6 +427,10 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	}
 	if _, err := c2.Heartbeat(ctx, 0); err != nil || time.Since(start) > time.Second {
 		t.Fatalf("k2's look-up and heartbeat: %v, %s", err, time.Since(start))
+	}
+	start = time.Now()
+	if _, err := c2.ReleasePack(ctx, p2.Serial, p2.First+10); err != nil || time.Since(start) > time.Second {
+		t.Fatalf("k2's release with k1 idle after pushing a sale of k2's pack: %v, %s", err, time.Since(start))
 	}
 	// The role's idle_in_transaction_session_timeout (5 s) ends k1's.
 	time.Sleep(6 * time.Second)
