@@ -188,8 +188,9 @@ func (f *Fleet) reconcile(ctx context.Context) error {
 }
 
 // Release stops selling the unsold remainder of every pack held, pushes
-// the backlog and returns the remainders to the central, where they become
-// packs for any kiosk. It returns the packs whose remainder was returned.
+// the backlog and returns the remainders to the central, which voids them
+// (their outcomes went to this kiosk: no other sells them). It returns the
+// packs whose remainder was returned.
 // A remainder the central could not take yet is returned by the
 // background loop later; the kiosk sells none of it meanwhile.
 func (f *Fleet) Release(ctx context.Context) ([]string, error) {
