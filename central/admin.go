@@ -207,9 +207,16 @@ func insertBlock(ctx context.Context, tx pgx.Tx, b *engine.Block, levels [][]eng
 			return err
 		}
 	}
-	_, err = tx.Exec(ctx, query("block_cursor_insert"), id, b.Len(), packSize)
+	if _, err := tx.Exec(ctx, query("block_cursor_insert"), id, b.Len(), packSize); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, cutPacksSQL, id)
 	return err
 }
+
+// cutPacksSQL cuts block $1 into its packs ahead, each available to one
+// claim (migrations/0005): claims then share no row.
+const cutPacksSQL = "SELECT sf_cut_packs($1)"
 
 // Kiosk is a kiosk registered with the central (what it does: FleetView).
 type Kiosk struct {
@@ -225,6 +232,10 @@ var kioskID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 // currentDatabaseSQL names the database, which prefixes its kiosk roles and
 // their group role (migrations/0002).
 const currentDatabaseSQL = "SELECT current_database()"
+
+// kioskRoleLimitsSQL gives kiosk role $1 the settings' connection limit
+// and session timeouts (migrations/0005).
+const kioskRoleLimitsSQL = "SELECT sf_kiosk_role_limits($1)"
 
 // AddKiosk creates kiosk id: a LOGIN role (scram-sha-256, a random
 // password) whose only right is membership of the kiosk group, and returns
@@ -264,6 +275,9 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 			return err
 		}
 		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, kioskRoleLimitsSQL, k.Role); err != nil {
 			return err
 		}
 		return tx.QueryRow(ctx, query("kiosk_insert"), id, k.Role).Scan(&k.CreatedAt)

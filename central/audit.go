@@ -213,6 +213,9 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 				return nil
 			}
 			k.moveSeqs = append(k.moveSeqs, seq)
+			if odd := oddMovement(kind, debit, credit); odd != "" { // stored before migration 0005 refused it
+				find("kiosk %s: movement %d: %s", kid, seq, odd)
+			}
 			switch kind {
 			case "sale":
 				k.ledgerNet += engine.Cents(debit - credit)
@@ -223,6 +226,9 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 			}
 			return nil
 		}); err != nil {
+			return err
+		}
+		if err := auditHoldings(ctx, tx, find); err != nil {
 			return err
 		}
 		ids := make([]string, 0, len(kiosks))
@@ -322,6 +328,65 @@ func auditBlockCounts(b *auditBlock, find func(string, ...any)) {
 	case unsold == 0 && b.countSold == b.Sold:
 		find("block %s: every position sold or voided but the block is not closed", b.ref)
 	}
+}
+
+// auditHolding is a row of sql/audit_holdings.sql.
+type auditHolding struct {
+	Kiosk          string `db:"kiosk"`
+	StakeCents     int64  `db:"stake_cents"`
+	Held           int64  `db:"held"`
+	Allowed        int64  `db:"allowed"`
+	ReleasedUnsold int64  `db:"released_unsold"`
+	Dropped        int64  `db:"conflicts_dropped"`
+}
+
+// releasedUnsoldFinding is how many packs a kiosk may release with nothing
+// sold before the audit says so: a kiosk shut down with its pack ahead
+// untouched releases one, now and then.
+const releasedUnsoldFinding = 3
+
+// auditHoldings reports kiosks holding more unsold units than the claim
+// limits allow (a hoard from before them, or limits lowered since),
+// releasing packs they sold nothing of (outcomes seen and given back), and
+// refused rows not stored beyond the cap.
+func auditHoldings(ctx context.Context, tx pgx.Tx, find func(string, ...any)) error {
+	rows, _ := tx.Query(ctx, query("audit_holdings"))
+	dropped := map[string]bool{}
+	return forEachRowByName(rows, func(h auditHolding) error {
+		if h.Held > h.Allowed {
+			find("kiosk %s: holds %d unsold units at a stake of %s, the claim limits allow %d (over-claiming)", h.Kiosk, h.Held,
+				engine.Cents(h.StakeCents), h.Allowed)
+		}
+		if h.ReleasedUnsold >= releasedUnsoldFinding {
+			find("kiosk %s: released %d packs at a stake of %s with nothing sold from them (their outcomes seen, then given back)",
+				h.Kiosk, h.ReleasedUnsold, engine.Cents(h.StakeCents))
+		}
+		if h.Dropped > 0 && !dropped[h.Kiosk] {
+			dropped[h.Kiosk] = true
+			find("kiosk %s: %d more refused sales or movements, not stored (conflicts_per_kiosk reached)", h.Kiosk, h.Dropped)
+		}
+		return nil
+	})
+}
+
+// oddMovement says what is wrong with a movement's amounts for its kind,
+// or "": what push_movements refuses since migration 0005.
+func oddMovement(kind string, debit, credit int64) string {
+	switch {
+	case debit < 0 || credit < 0:
+		return "negative amount"
+	case debit > int64(engine.MaxAmount) || credit > int64(engine.MaxAmount):
+		return "amount over the maximum"
+	case kind == "sale" && debit == 0:
+		return "a sale that takes no stake"
+	case kind == "payout" && (debit == 0 || credit != 0):
+		return "a payout that pays nothing out"
+	case (kind == "grant" || kind == "credit") && (credit == 0 || debit != 0):
+		return "a " + kind + " that credits nothing"
+	case kind != "sale" && kind != "payout" && kind != "grant" && kind != "credit":
+		return "unknown kind " + kind
+	}
+	return ""
 }
 
 // gapFree reports sequence numbers 1…last missing from seqs or repeated.

@@ -182,7 +182,7 @@ func (c blockRefCols) blockRef() engine.BlockRef {
 	return engine.BlockRef{Emission: uint16(c.Emission), Stake: engine.Cents(c.StakeCents), Number: uint32(c.Number)}
 }
 
-// translate maps the kiosk functions' SQLSTATEs (migrations/0002) and
+// translate maps the kiosk functions' SQLSTATEs (migrations/0002, 0005) and
 // connection failures to the engine's fleet errors.
 func translate(err error) error {
 	if err == nil {
@@ -199,6 +199,10 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", engine.ErrPackState, pg.Message)
 		case "SF006":
 			return fmt.Errorf("%w: %s", engine.ErrLookupLimit, pg.Message)
+		case "SF007", "SF008", "SF010": // migrations/0005
+			return fmt.Errorf("%w: %s", engine.ErrClaimRefused, pg.Message)
+		case "SF009":
+			return fmt.Errorf("%w: %s", engine.ErrPushRefused, pg.Message)
 		case "SF004", "42501": // 42501: insufficient privilege
 			return fmt.Errorf("%w: %s", engine.ErrUnknownKiosk, pg.Message)
 		}

@@ -31,12 +31,16 @@ func TestKioskFromBeforeMigration3(t *testing.T) {
 	if applied, err := migrateTo(ctx, conn, 2); err != nil || len(applied) != 2 {
 		t.Fatalf("schema 2: %v %v", applied, err)
 	}
-	old, err := a.AddKiosk(ctx, "old")
-	if err != nil {
-		t.Fatal(err)
+	old := addKioskV2(t, a, "old")
+	if applied, err := a.Init(ctx); err != nil || !slices.Equal(applied, []string{"0003_fleet_view.sql", "0004_kiosk_data_keys.sql", "0005_trust_no_one.sql"}) {
+		t.Fatalf("migration to 5: %v %v", applied, err)
 	}
-	if applied, err := a.Init(ctx); err != nil || !slices.Equal(applied, []string{"0003_fleet_view.sql", "0004_kiosk_data_keys.sql"}) {
-		t.Fatalf("migration to 3: %v %v", applied, err)
+	// 0005 gave the existing kiosk's role its limits, as AddKiosk does.
+	var limit int
+	var config []string
+	if err := conn.QueryRow(ctx, "SELECT rolconnlimit, rolconfig FROM pg_roles WHERE rolname = $1", old.Role).Scan(&limit, &config); err != nil ||
+		limit != 8 || !slices.Contains(config, "idle_in_transaction_session_timeout=5000") {
+		t.Fatalf("the old kiosk's role after 0005: connection limit %d, settings %q, %v", limit, config, err)
 	}
 	young, err := a.AddKiosk(ctx, "young")
 	if err != nil {
@@ -63,4 +67,36 @@ func TestKioskFromBeforeMigration3(t *testing.T) {
 	if _, err := a.FleetView(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// addKioskV2 adds kiosk id as `central kiosk add` did before migration
+// 0005 (no role limits: the function that sets them did not exist).
+func addKioskV2(t *testing.T, a *Admin, id string) Kiosk {
+	t.Helper()
+	ctx := context.Background()
+	k := Kiosk{ID: id}
+	verifier, err := scramVerifier("pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		var db string
+		if err := tx.QueryRow(ctx, "SELECT current_database()").Scan(&db); err != nil {
+			return err
+		}
+		k.Role = db + "_k_" + id
+		var stmt string
+		if err := tx.QueryRow(ctx, query("kiosk_role"), k.Role, verifier, db+"_kiosk").Scan(&stmt); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, query("kiosk_insert"), id, k.Role).Scan(&k.CreatedAt)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.URL = a.kioskURL(k.Role, "pw")
+	return k
 }

@@ -35,6 +35,13 @@ var (
 	// from it so far, and so (the table being public) the value left in it;
 	// a sold ticket of a closed block, or one the kiosk sold, is not counted.
 	ErrLookupLimit = errors.New("fleet: too many look-ups of tickets sold by other kiosks today")
+	// ErrClaimRefused: the central refused a pack for now: the kiosk holds
+	// enough unsold units at the stake, claims too often, or another
+	// kiosk's claim is cutting the block. Not an outage: the kiosk sells
+	// what it holds and asks again at a later round.
+	ErrClaimRefused = errors.New("fleet: claim refused by the central for now")
+	// ErrPushRefused: a push larger (rows or bytes) than the central takes.
+	ErrPushRefused = errors.New("fleet: push refused by the central: too large")
 )
 
 // Pack is a range of positions [First, First+Count) of one block, handed to
@@ -142,9 +149,10 @@ type KioskState struct {
 // is one short round trip; errors wrap the Err* values above (or
 // ErrUnknownTicket, ErrBadStake).
 type Central interface {
-	// ClaimPack hands the kiosk a new pack at the given stake: a returned
-	// remainder first, else the next positions of the open block. The
-	// caller must Verify it before selling from it.
+	// ClaimPack hands the kiosk a new pack at the given stake: the next
+	// positions of the open block. ErrClaimRefused while the kiosk holds
+	// enough unsold units or claims too often. The caller must Verify it
+	// before selling from it.
 	ClaimPack(ctx context.Context, stake Cents) (Pack, error)
 	// FetchPack sends again a pack the kiosk holds (the part it keeps after
 	// a release): after a claim whose answer was lost, which KioskState
@@ -155,8 +163,9 @@ type Central interface {
 	// PushMovements applies the kiosk's ledger movements idempotently.
 	PushMovements(ctx context.Context, ms []FleetMovement) (PushResult, error)
 	// ReleasePack returns the unsold remainder [from, end) of a pack the
-	// kiosk holds; it becomes a new pack for any kiosk. It returns the new
-	// pack's serial ("" when nothing remained).
+	// kiosk holds; the central voids it, for its outcomes went to this
+	// kiosk. It returns the voided remainder's serial ("" when nothing
+	// remained).
 	ReleasePack(ctx context.Context, serial string, from uint32) (string, error)
 	// Heartbeat tells the central the kiosk is alive and how many of its
 	// sales and movements the central lacks (backlog); it returns the

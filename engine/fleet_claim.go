@@ -12,7 +12,11 @@ import (
 // unsold remainders released.
 
 // claim claims a pack at each stake sold from that holds less than a pack.
-func (f *Fleet) claim(ctx context.Context) error {
+// It says whether the central refused one for now (ErrClaimRefused: the
+// kiosk holds enough unsold units as the central counts them, or claims too
+// often), which is no failure of the round: the kiosk sells what it holds,
+// and pushing its sales is what lets the next claim through.
+func (f *Fleet) claim(ctx context.Context) (refused bool, err error) {
 	for _, stake := range Stakes {
 		f.w.mu.Lock()
 		t, none := f.hand.noPack[stake]
@@ -29,14 +33,19 @@ func (f *Fleet) claim(ctx context.Context) error {
 			f.w.log.Info().Int64("stake", int64(stake)).Msg("no pack left at the central")
 			continue
 		}
+		if errors.Is(err, ErrClaimRefused) {
+			f.w.log.Info().Int64("stake", int64(stake)).AnErr("err", err).Msg("claim refused for now: selling what is held")
+			refused = true
+			continue
+		}
 		if err != nil {
-			return err
+			return refused, err
 		}
 		if err := f.accept(ctx, p, p.First); err != nil {
-			return err
+			return refused, err
 		}
 	}
-	return nil
+	return refused, nil
 }
 
 // accept verifies a pack and stores it durably, to sell from next, from
@@ -179,8 +188,9 @@ func (f *Fleet) reconcile(ctx context.Context) error {
 }
 
 // Release stops selling the unsold remainder of every pack held, pushes
-// the backlog and returns the remainders to the central, where they become
-// packs for any kiosk. It returns the packs whose remainder was returned.
+// the backlog and returns the remainders to the central, which voids them
+// (their outcomes went to this kiosk: no other sells them). It returns the
+// packs whose remainder was returned.
 // A remainder the central could not take yet is returned by the
 // background loop later; the kiosk sells none of it meanwhile.
 func (f *Fleet) Release(ctx context.Context) ([]string, error) {

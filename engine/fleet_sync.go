@@ -114,7 +114,8 @@ func (l *syncLoop) round(ctx context.Context) (err error) {
 		}
 		l.reconciled = true
 	}
-	if err := f.claim(ctx); err != nil { // first: a sale may be waiting for it
+	refused, err := f.claim(ctx) // first: a sale may be waiting for it
+	if err != nil {
 		return err
 	}
 	f.pushMu.Lock()
@@ -125,6 +126,11 @@ func (l *syncLoop) round(ctx context.Context) (err error) {
 			l.reconciled = false
 		}
 		return err
+	}
+	if refused { // the sales just pushed may be what the central waited for
+		if _, err := f.claim(ctx); err != nil {
+			return err
+		}
 	}
 	if more {
 		l.poke() // the rest at once, after a look at the packs
