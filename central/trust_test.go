@@ -380,8 +380,10 @@ func TestForgedMovementsAreRefused(t *testing.T) {
 // A kiosk holding a transaction open after a claim, a push (naming another
 // kiosk's pack), a heartbeat and the advisory lock key look-ups used to
 // take holds nothing another kiosk waits for: the other's push, claim,
-// look-up, heartbeat and release each return in under a second; and the
-// idle transaction is ended by the role's idle-in-transaction timeout.
+// look-up, heartbeat and release each succeed (a wait on a lock k1 held
+// would end in the functions' 2 s lock timeout, an error), their times
+// logged; and the idle transaction is ended by the role's
+// idle-in-transaction timeout.
 func TestIdleTransactionStallsNoOne(t *testing.T) {
 	f := newFleet(t, 1, 1000, "k1", "k2")
 	p1 := f.claim(t, "k1")
@@ -406,32 +408,26 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	c2 := f.kiosks["k2"]
 	start := time.Now()
 	push(t, c2, sell(t, p2, 0, 10, 1, "bob"))
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("k2's push took %s with k1 idle in a transaction", d)
-	} else {
-		t.Logf("k2's push with k1 idle in a transaction: %s", d)
-	}
+	t.Logf("k2's push with k1 idle in a transaction: %s", time.Since(start))
 	f.set(t, "claim_packs_ahead = 100")
 	start = time.Now()
 	if _, err := c2.ClaimPack(ctx, 50); err != nil {
 		t.Fatalf("k2's claim with k1 idle in a transaction: %v", err)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("k2's claim took %s with k1 idle in a transaction", d)
-	} else {
-		t.Logf("k2's claim with k1 idle in a transaction: %s", d)
-	}
+	t.Logf("k2's claim with k1 idle in a transaction: %s", time.Since(start))
 	start = time.Now()
 	if _, err := c2.LookupTicket(ctx, p1.Ticket(3)); err != nil {
 		t.Fatalf("k2's look-up with k1 holding the old advisory lock key: %v", err)
 	}
-	if _, err := c2.Heartbeat(ctx, 0); err != nil || time.Since(start) > time.Second {
-		t.Fatalf("k2's look-up and heartbeat: %v, %s", err, time.Since(start))
+	if _, err := c2.Heartbeat(ctx, 0); err != nil {
+		t.Fatalf("k2's heartbeat: %v", err)
 	}
+	t.Logf("k2's look-up and heartbeat: %s", time.Since(start))
 	start = time.Now()
-	if _, err := c2.ReleasePack(ctx, p2.Serial, p2.First+10); err != nil || time.Since(start) > time.Second {
-		t.Fatalf("k2's release with k1 idle after pushing a sale of k2's pack: %v, %s", err, time.Since(start))
+	if _, err := c2.ReleasePack(ctx, p2.Serial, p2.First+10); err != nil {
+		t.Fatalf("k2's release with k1 idle after pushing a sale of k2's pack: %v", err)
 	}
+	t.Logf("k2's release: %s", time.Since(start))
 	// The role's idle_in_transaction_session_timeout (5 s) ends k1's.
 	time.Sleep(6 * time.Second)
 	if _, err := tx.Exec(ctx, "SELECT 1"); err == nil {
@@ -481,9 +477,7 @@ func TestOversizePushIsRefused(t *testing.T) {
 	if _, err := f.kiosks["k1"].PushSales(ctx, sales); !errors.Is(err, engine.ErrPushRefused) {
 		t.Fatalf("push of 100 000 sales: %v, want ErrPushRefused", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("refusing the oversize push took %s", d)
-	}
+	t.Logf("refusing the push of 100 000 sales took %s", time.Since(start)) // a benchmark's matter, not a test's
 	ms := ledger(sales[:1001], 1)
 	if _, err := f.kiosks["k1"].PushMovements(ctx, ms); !errors.Is(err, engine.ErrPushRefused) {
 		t.Fatalf("push of 1 001 movements: %v, want ErrPushRefused", err)
