@@ -90,7 +90,7 @@ type terminal struct {
 	dir     string
 	cmd     *exec.Cmd
 	out     *safeBuffer
-	log     int64         // the log's size at the start: what it wrote is after
+	log     int64 // the log's size at the start: what it wrote is after
 	started time.Time
 	done    chan struct{} // closed once it exited, with err
 	err     error
