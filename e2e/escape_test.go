@@ -156,7 +156,7 @@ func TestNothingBehindTheGame(t *testing.T) {
 	case fromBase == 0:
 		t.Logf("Escape closes the PIN pad")
 	case fromPad < width*height/1000:
-		t.Logf("Escape leaves the PIN pad up (%d pixels changed: its entry's focus)", fromPad)
+		t.Logf("Escape leaves the PIN pad up (%d pixels changed, its entry's focus at most)", fromPad)
 	default:
 		t.Errorf("after Escape on the PIN pad the screen is neither the pad (%d pixels differ) nor the game (%d)", fromPad, fromBase)
 	}
