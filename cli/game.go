@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -96,11 +97,9 @@ func (c *call) withGame(fleet *engine.FleetConfig, k dataKey, run func(*call) er
 	})
 }
 
-// runWindow opens the game on another goroutine while the window is built,
-// so that the store's opening and the toolkit's start overlap, runs the
-// window, and closes the game after it. A data directory only a
-// passphrase opens is opened once an attendant has typed it on the
-// window's unlock screen.
+// runWindow shows the window at once and opens the game behind it
+// (serveWindow), so that the toolkit's start, the key's derivation and the
+// store's opening overlap; it closes the game once the window is closed.
 func runWindow(c *call, win *windowFlags) error {
 	fleet, closeFleet, err := openFleet(c.ctx, c.conf)
 	if err != nil {
@@ -110,63 +109,141 @@ func runWindow(c *call, win *windowFlags) error {
 	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.FleetKiosk(), IdleTimeout: c.conf.IdleTimeout,
 		Language: c.conf.Language, Version: Version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(c.data), "exports"),
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
-	cen := centralOf(fleet)
-	keyed := make(chan dataKey, 1)
-	unlocked := make(chan error, 1) // why the key was not found without the window
-	if ring, typed := c.needsTyping(cen); typed {
-		o.Unlock = func(pass []byte) error {
-			k, err := c.unlockWith(ring, bytes.Clone(pass), cen)
-			if err == nil {
-				keyed <- k
-			}
+	closed := make(chan struct{}) // the window is closed: the game may close too
+	served := make(chan error, 1)
+	err = ui.Run(c.ctx, o, func(t ui.Terminal) { served <- c.serveWindow(t, fleet, closed) })
+	close(closed)
+	return errors.Join(err, <-served)
+}
+
+// serveWindow unlocks the data directory, opens the game and serves it to
+// the window t until closed. A terminal is out of service, never gone:
+// whatever stands in the way (a store another process holds, a full disk,
+// a damaged store, a key the central did not give) is shown on the window
+// and tried again with a backoff, and play comes back by itself once the
+// cause is gone. A data directory only a passphrase opens waits on the
+// unlock screen.
+func (c *call) serveWindow(t terminal, fleet *engine.FleetConfig, closed <-chan struct{}) error {
+	retry := retrier{log: c.logger}
+	k, ok := c.windowKey(t, centralOf(fleet), closed, &retry)
+	if !ok {
+		return nil
+	}
+	for {
+		var served bool
+		err := c.withGame(fleet, k, func(c *call) error {
+			served = true
+			retry.recovered()
+			t.Serve(c.svc)
+			<-closed
+			return nil
+		})
+		if served {
 			return err
 		}
-	} else {
-		// The key derivation (a tenth of a second) or the central's answer
-		// overlaps the toolkit's start.
-		go func() {
-			k, _, err := c.findKey(cen)
-			if err != nil {
-				unlocked <- err
-				return
+		t.OutOfService(err)
+		if !retry.wait(err, closed) {
+			return nil
+		}
+	}
+}
+
+// windowKey unlocks the data directory for the window: with what needs
+// nobody (findKey), else with the passphrase an attendant types on the
+// unlock screen; a fleet kiosk keeps asking its central behind that
+// screen, and whichever answers first opens the game. False: the window
+// was closed first.
+func (c *call) windowKey(t terminal, cen keyCentral, closed <-chan struct{}, retry *retrier) (dataKey, bool) {
+	typed := make(chan dataKey, 1)
+	locked := false
+	for {
+		k, ring, err := c.findKey(cen)
+		if err == nil {
+			return k, true
+		}
+		if errors.Is(err, errLocked) && ring != nil && hasSlot(ring, keyring.SlotPassphrase) {
+			if !locked {
+				locked = true
+				t.Locked(func(pass []byte) error {
+					k, err := c.unlockWith(ring, bytes.Clone(pass), cen)
+					if err == nil {
+						select {
+						case typed <- k:
+						default: // unlocked already
+						}
+					}
+					return err
+				})
 			}
-			keyed <- k
-		}()
-	}
-	ready := make(chan *engine.Service, 1)
-	closed := make(chan struct{}) // the window is closed: the game may close too
-	opened := make(chan error, 1) // the game's result
-	go func() {
-		select {
-		case k := <-keyed:
-			opened <- c.withGame(fleet, k, func(c *call) error {
-				ready <- c.svc
-				<-closed
-				return nil
-			})
-		case err := <-unlocked: // the key could not be found
-			opened <- err
-		case <-closed: // closed while locked
-			opened <- nil
+			var again <-chan time.Time // a lone kiosk waits for its attendant alone
+			if cen != nil {
+				again = time.After(retry.next())
+			}
+			select {
+			case k := <-typed:
+				return k, true
+			case <-closed:
+				return dataKey{}, false
+			case <-again:
+				continue
+			}
 		}
-	}()
-	var openErr error
-	err = ui.Run(c.ctx, func() (ui.Game, error) {
-		select {
-		case svc := <-ready:
-			return svc, nil
-		case openErr = <-opened: // it could not open
-			return nil, openErr
+		t.OutOfService(err)
+		if !retry.wait(err, closed) {
+			return dataKey{}, false
 		}
-	}, o)
-	close(closed)
-	if openErr != nil && o.Unlock == nil {
-		return openErr // which Run returned
 	}
-	if openErr != nil {
-		return errors.Join(err, openErr)
+}
+
+// terminal is the window's side of its opening (ui.Terminal).
+type terminal interface {
+	Serve(ui.Game)
+	Locked(ui.Unlock)
+	OutOfService(error)
+}
+
+// retrier paces the window's attempts to open its game: 1 s after the
+// first failure, doubling up to 10 s, so that a cause fixed by staff (a
+// second instance stopped, the disk freed, the store recovered) brings
+// play back within seconds. A reason is logged when it changes, not at
+// every attempt.
+type retrier struct {
+	log    zerolog.Logger
+	delay  time.Duration
+	reason string
+}
+
+const (
+	retryFirst = time.Second
+	retryMax   = 10 * time.Second
+)
+
+// next is the pause before the next attempt.
+func (r *retrier) next() time.Duration {
+	r.delay = min(max(2*r.delay, retryFirst), retryMax)
+	return r.delay
+}
+
+// wait logs err if it is news and waits for the next attempt; false: the
+// window was closed meanwhile.
+func (r *retrier) wait(err error, closed <-chan struct{}) bool {
+	if err.Error() != r.reason {
+		r.reason = err.Error()
+		r.log.Error().Err(err).Msg("terminal out of service: the game cannot be opened; trying again by itself")
 	}
-	return errors.Join(err, <-opened)
+	select {
+	case <-time.After(r.next()):
+		return true
+	case <-closed:
+		return false
+	}
+}
+
+// recovered logs the end of an outage.
+func (r *retrier) recovered() {
+	if r.reason != "" {
+		r.log.Info().Msg("terminal back in service: the game is open")
+	}
 }
 
 func versionRun(c *call) error {

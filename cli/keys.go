@@ -275,30 +275,6 @@ func (c *call) prompt(what string) ([]byte, bool, error) {
 	return pass, len(pass) > 0, nil
 }
 
-// needsTyping says whether only a passphrase typed by someone opens the
-// data directory (and its ring, to unlock with it): the window then shows
-// its unlock screen. A fleet kiosk's ring is asked of the central first,
-// here, before the window: the unlock screen when it does not answer.
-func (c *call) needsTyping(cen keyCentral) (*keyring.Ring, bool) {
-	ring, err := keyring.Load(c.data.Keyring())
-	if err != nil || ring.Demo() {
-		return nil, false // made, or refused, by findKey
-	}
-	if _, given, _ := c.passphraseFile(); given {
-		return nil, false
-	}
-	if cen != nil && hasSlot(ring, keyring.SlotCentral) {
-		kek, err := c.centralKey(cen)
-		if err == nil {
-			if _, err := ring.UnlockCentral(kek); err == nil {
-				return nil, false
-			}
-		}
-		c.logger.Warn().AnErr("err", err).Msg("data key: the central did not give this kiosk's key: the window asks for the passphrase")
-	}
-	return ring, true
-}
-
 // centralOf is the central of a kiosk of a fleet, for its data key (nil
 // for a lone kiosk).
 func centralOf(fleet *engine.FleetConfig) keyCentral {

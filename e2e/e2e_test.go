@@ -190,6 +190,9 @@ type saleJSON struct {
 	Index         uint32 `json:"index"`
 	Time          string `json:"time"`
 	Revealed      bool   `json:"revealed"`
+	// Drops as printed, kept so that a sale written back out still
+	// makes its Merkle leaf (the fleet soak recomputes the root from them).
+	Drops json.RawMessage `json:"drops"`
 }
 
 func decodeSales(t testing.TB, out string) []saleJSON {

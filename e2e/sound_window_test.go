@@ -263,6 +263,29 @@ func unfinishedUnit(t *testing.T, data, what string, want func(engine.Sale) bool
 	return found
 }
 
+// startXvfb starts an Xvfb display of the test's own, stopped at its end.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	// -displayfd: Xvfb picks a free display and writes its number.
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
+	xvfb.ExtraFiles = []*os.File{wr}
+	if err := xvfb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wr.Close()
+	t.Cleanup(func() { xvfb.Process.Kill(); xvfb.Wait() })
+	num, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil || strings.TrimSpace(num) == "" {
+		t.Fatalf("Xvfb gave no display: %q %v", num, err)
+	}
+	return ":" + strings.TrimSpace(num)
+}
+
 // window is the game running under Xvfb on a recording sound card.
 type window struct {
 	t       *testing.T
@@ -285,24 +308,7 @@ func openWindow(t *testing.T, bin, data, conf string) *window {
 	}
 	card.Start()
 
-	// -displayfd: Xvfb picks a free display and writes its number.
-	r, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
-	xvfb.ExtraFiles = []*os.File{wr}
-	if err := xvfb.Start(); err != nil {
-		t.Fatal(err)
-	}
-	wr.Close()
-	t.Cleanup(func() { xvfb.Process.Kill(); xvfb.Wait() })
-	num, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil || strings.TrimSpace(num) == "" {
-		t.Fatalf("Xvfb gave no display: %q %v", num, err)
-	}
-	display := ":" + strings.TrimSpace(num)
+	display := startXvfb(t)
 
 	args := []string{"--data", data}
 	if conf != "" {

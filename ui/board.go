@@ -43,6 +43,10 @@ type Board struct {
 	attracting bool
 
 	r *boardRenderer // set by CreateRenderer: frames update it directly
+	// painted, when set, is called on the UI thread each time the board's
+	// background is painted anew (a new size): Run learns from it that the
+	// window is on the screen.
+	painted func()
 }
 
 type puckState struct {

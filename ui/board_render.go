@@ -84,6 +84,9 @@ type boardRenderer struct {
 func newBoardRenderer(b *Board) *boardRenderer {
 	r := &boardRenderer{b: b, back: newBackdrop(), lit: -1}
 	r.bg = canvas.NewRaster(func(w, h int) image.Image {
+		if b.painted != nil {
+			defer b.painted()
+		}
 		return r.back.generate(w, h, float32(w)/max(r.bg.Size().Width, 1))
 	})
 	r.bg.ScaleMode = canvas.ImageScalePixels // drawn at the pixel size: sampling the nearest texel is exact, and cheaper

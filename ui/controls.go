@@ -58,7 +58,8 @@ func NewControls(stake engine.Cents) *Controls {
 		}
 	})
 
-	c.message = widget.NewLabel(lang.L("Choose your stake, then press PLAY"))
+	c.message = widget.NewLabel("")
+	c.Welcome()
 	c.message.Wrapping = fyne.TextWrapWord
 	c.message.Alignment = fyne.TextAlignCenter
 	c.message.SizeName = theme.SizeNameSubHeadingText
@@ -156,6 +157,9 @@ func (c *Controls) SetMessage(text string, alert bool) {
 	}
 	c.message.Refresh()
 }
+
+// Welcome puts the message line back to its invitation to play.
+func (c *Controls) Welcome() { c.SetMessage(lang.L("Choose your stake, then press PLAY"), false) }
 
 // Message is the message line's text.
 func (c *Controls) Message() string { return c.message.Text }

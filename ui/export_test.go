@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"starfortune/engine"
@@ -47,6 +49,29 @@ func (p *OperatorPanel) HasTab(id int) bool { return p.tab(id) != nil }
 func (p *OperatorPanel) FleetTicket(t string) {
 	p.fleet.ticket.SetText(t)
 	p.fleet.ticket.OnSubmitted(t)
+}
+
+// NewOpening builds the window before its game, as Run does: the opener
+// then tells it where the game stands through its Terminal.
+func NewOpening(a fyne.App, o Options) *Kiosk { return newKiosk(a, o) }
+
+// Down is the out-of-service screen's staff reason and whether it shows,
+// or false when the screen is not up.
+func (k *Kiosk) Down() (reason string, shown, down bool) {
+	if k.down == nil {
+		return "", false, false
+	}
+	return k.down.reason.Text, k.down.reason.Visible(), true
+}
+
+// HoldDownCorner holds the out-of-service screen's corner until it fires.
+func (k *Kiosk) HoldDownCorner() {
+	c := k.down.corner
+	fired, show := make(chan struct{}), c.onHold
+	c.onHold = func() { show(); close(fired) }
+	c.MouseDown(&desktop.MouseEvent{})
+	<-fired
+	c.MouseUp(&desktop.MouseEvent{})
 }
 
 // Unlock types pass on the unlock screen and submits it.

@@ -64,9 +64,6 @@ type Options struct {
 	ExportDir string
 	// Sounds plays the game's sounds; nil is silence.
 	Sounds Sounds
-	// Unlock, when set, is asked for the passphrase of the data
-	// directory's key before the window asks for its game (Run).
-	Unlock Unlock
 }
 
 func (o Options) withDefaults() Options {

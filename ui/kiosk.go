@@ -36,6 +36,7 @@ type Kiosk struct {
 	game   Game
 	opts   Options
 	unlock *unlockScreen // while the data directory's key is locked
+	down   *outOfService // while the game cannot be opened
 
 	board    *Board
 	controls *Controls
@@ -80,7 +81,8 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	o = o.withDefaults()
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
-	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager()}
+	// Busy until the game is attached: the board shows, play waits.
+	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager(), busy: true}
 	name := "Star Fortune"
 	if o.KioskID != "" {
 		name += " — " + o.KioskID
@@ -123,10 +125,13 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	play := container.NewStack(k.board, k.bonus)
 	k.content = container.New(&shapeLayout{header: top, board: play, side: side, onShape: k.setPortrait}, top, play, side)
 	k.win.SetContent(k.content)
+	k.controls.SetMessage(lang.L("Opening the terminal…"), false)
+	k.update()
 	k.win.Resize(fyne.NewSize(1280, 800))
 	k.win.Canvas().SetOnTypedKey(k.typedKey)
 	if o.Fullscreen {
 		k.win.SetFullScreen(true)
+		k.win.SetCloseIntercept(k.askToClose)
 	}
 	return k
 }
@@ -227,6 +232,7 @@ func (k *Kiosk) start() {
 		return func() {
 			k.balance = bal
 			k.controls.SetFunds(bal)
+			k.controls.Welcome()
 			if err != nil {
 				k.fail(err)
 				return

@@ -73,13 +73,13 @@ func (o *operatorState) active() bool { return o.pad != nil || o.panel != nil }
 func (k *Kiosk) setupOperator() {
 	k.oper.op, _ = k.game.(Operator)
 	k.win.Canvas().AddShortcut(OperatorShortcut, func(fyne.Shortcut) { k.OpenOperator() })
-	if k.opts.Fullscreen {
-		k.win.SetCloseIntercept(k.askToClose)
-	}
 }
 
 // OpenOperator asks for the operator PIN, then opens the panel.
 func (k *Kiosk) OpenOperator() {
+	if k.game == nil {
+		return // no game, no PIN to check: the out-of-service screen has its own corner
+	}
 	if k.oper.panel != nil {
 		if k.oper.replaying {
 			k.backToPanel()
@@ -90,8 +90,13 @@ func (k *Kiosk) OpenOperator() {
 }
 
 // askToClose is the window's close button in kiosk mode: the operator PIN,
-// then the terminal closes.
+// then the terminal closes. Before the game is open no PIN can be
+// checked, and the window stays: the service manager stops a terminal out
+// of service.
 func (k *Kiosk) askToClose() {
+	if k.game == nil {
+		return
+	}
 	if k.oper.op == nil {
 		k.confirmQuit()
 		return

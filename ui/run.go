@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"sync"
+	"time"
+
 	"context"
 
 	"fyne.io/fyne/v2"
@@ -11,26 +14,30 @@ import (
 // closed, or when ctx ends (SIGTERM from a service manager): the window then
 // quits as if closed, so the store is closed cleanly.
 //
-// game gives the window its game. Run builds the window before asking for
-// it, so that the caller can open the store meanwhile, on another
-// goroutine, while the toolkit starts; an error from game is returned
-// before the window shows.
-//
-// With o.Unlock set, the data directory's key must be unlocked first: the
-// window shows the unlock screen, and asks for its game once an attendant
-// has typed the passphrase; an error from game is then shown there.
-func Run(ctx context.Context, game func() (Game, error), o Options) error {
+// The window shows at once, on the board with play held, and open runs on
+// a goroutine of its own once the board is on the screen, or after a
+// second whatever the screen (the key's derivation takes both cores for a
+// fifth of a second: not while the GL context starts and the first frame is
+// drawn). open opens the game and tells the window through t where it
+// stands (Terminal: the unlock screen, out of service, the game served).
+// Run returns once the window is closed and the engine calls in flight are
+// back; open must then let go of the game, which is its caller's to close.
+func Run(ctx context.Context, o Options, open func(t Terminal)) error {
 	a := app.NewWithID("fr.starfortune.kiosk")
 	k := newKiosk(a, o)
-	if o.Unlock == nil {
-		g, err := game()
-		if err != nil {
-			return err
+	// Fyne paints the board once as the window is made, before the GL
+	// context exists: the first paint that counts is the one after start.
+	shown := make(chan struct{})
+	a.Lifecycle().SetOnStarted(func() {
+		k.board.painted = sync.OnceFunc(func() { close(shown) })
+	})
+	go func() {
+		select {
+		case <-shown:
+		case <-time.After(time.Second):
 		}
-		k.attach(g)
-	} else {
-		k.lock(game)
-	}
+		open(k.Terminal())
+	}()
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
 	k.Window().ShowAndRun()

@@ -29,32 +29,12 @@ type unlockScreen struct {
 	content fyne.CanvasObject
 }
 
-// NewLockedKiosk builds the window on its unlock screen (o.Unlock must be
-// set): once unlocked, it asks game for its game and attaches it.
-func NewLockedKiosk(a fyne.App, game func() (Game, error), o Options) *Kiosk {
-	k := newKiosk(a, o)
-	k.lock(game)
-	return k
-}
-
-// lock shows the unlock screen, then attaches game's game.
-func (k *Kiosk) lock(game func() (Game, error)) {
-	k.showUnlock(k.opts.Unlock, func() {
-		g, err := game()
-		fyne.Do(func() {
-			if err != nil {
-				k.unlock.message.SetText(errorText(err))
-				return
-			}
-			k.unlocked()
-			k.attach(g)
-		})
-	})
-}
-
 // showUnlock covers the window with the unlock screen; once unlock
-// succeeds, opened is called off the UI thread and the screen goes away.
-func (k *Kiosk) showUnlock(unlock Unlock, opened func()) {
+// succeeds, it says the game is opening and waits for the opener (Terminal).
+func (k *Kiosk) showUnlock(unlock Unlock) {
+	if k.game != nil {
+		return // served meanwhile
+	}
 	// A password entry without the button that shows what is typed: the
 	// players stand by.
 	u := &unlockScreen{entry: widget.NewEntry(), message: widget.NewLabel("")}
@@ -77,11 +57,14 @@ func (k *Kiosk) showUnlock(unlock Unlock, opened func()) {
 			defer k.calls.Done()
 			err := unlock(pass)
 			clear(pass)
-			if err == nil {
-				opened()
-				return
-			}
 			fyne.Do(func() {
+				if k.unlock != u {
+					return // gone: served, or out of service
+				}
+				if err == nil {
+					u.message.SetText(lang.L("Opening the terminal…"))
+					return
+				}
 				u.entry.Enable()
 				u.button.Enable()
 				u.message.SetText(unlockErrorText(err))
@@ -99,15 +82,9 @@ func (k *Kiosk) showUnlock(unlock Unlock, opened func()) {
 	form := container.NewVBox(title, locked, hint, u.entry, u.button, u.message)
 	u.content = container.NewStack(&canvas.Rectangle{FillColor: colNight},
 		container.NewCenter(container.New(minWidth(480), form)))
-	k.unlock = u
+	k.unlock, k.down = u, nil
 	k.win.SetContent(u.content)
 	k.win.Canvas().Focus(u.entry)
-}
-
-// unlocked takes the unlock screen away (on the UI thread).
-func (k *Kiosk) unlocked() {
-	k.unlock = nil
-	k.win.SetContent(k.content)
 }
 
 // unlockErrorText is the attendant's message for a failed unlock.

@@ -3,8 +3,11 @@ package ui_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -22,25 +25,16 @@ func TestUnlockScreenOpensTheGame(t *testing.T) {
 	a := test.NewTempApp(t)
 	var opened bool
 	var svc *engine.Service
-	o := ui.Options{Unlock: func(pass []byte) error {
+	k := ui.NewOpening(a, ui.Options{})
+	k.Terminal().Locked(func(pass []byte) error {
 		if !bytes.Equal(pass, []byte("correct horse")) {
 			return fmt.Errorf("unlock: %w", engine.ErrWrongPassphrase)
 		}
-		return nil
-	}}
-	k := ui.NewLockedKiosk(a, func() (ui.Game, error) {
-		store := memstore.New()
-		for _, b := range blocks() {
-			if err := store.PutBlock(context.Background(), b); err != nil {
-				return nil, err
-			}
-		}
-		var err error
-		svc, err = engine.NewService(context.Background(), store, engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, zerolog.Nop())
-		t.Cleanup(svc.Close)
+		svc = newService(t)
 		opened = true
-		return svc, err
-	}, o)
+		k.Terminal().Serve(svc) // as the opener does once unlocked
+		return nil
+	})
 	k.Window().Resize(fyne.NewSize(1280, 800))
 	test.AssertImageMatches(t, "unlock-screen.png", k.Window().Canvas().Capture())
 
@@ -59,5 +53,62 @@ func TestUnlockScreenOpensTheGame(t *testing.T) {
 	k.Wait()
 	if h, _, err := svc.History(context.Background(), engine.DemoPlayer, 0, 10); err != nil || len(h) != 1 {
 		t.Fatalf("JOUER after the unlock: %d units sold, %v", len(h), err)
+	}
+}
+
+// newService is a game on a memory store with the test blocks.
+func newService(t *testing.T) *engine.Service {
+	t.Helper()
+	store := memstore.New()
+	for _, b := range blocks() {
+		if err := store.PutBlock(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	svc, err := engine.NewService(context.Background(), store, engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return svc
+}
+
+// A terminal whose game cannot be opened shows it at once, full screen, and
+// nothing of the game reaches the players; holding the top-left corner
+// shows staff the reason, which follows the opener's latest attempt; once
+// the cause is gone the opener serves the game and play comes back.
+func TestOutOfServiceScreenUntilTheGameOpens(t *testing.T) {
+	a := test.NewTempApp(t)
+	k := ui.NewOpening(a, ui.Options{CornerHold: 10 * time.Millisecond})
+	k.Window().Resize(fyne.NewSize(1280, 800))
+	if test.Tap(k.Controls().PlayButton()); k.Controls().PlayButton().Disabled() == false {
+		t.Fatal("JOUER is enabled before the game is open")
+	}
+	k.Terminal().OutOfService(errors.New("open store: data directory in use"))
+	if reason, shown, down := k.Down(); !down || shown || !strings.Contains(reason, "data directory in use") {
+		t.Fatalf("out of service: down %v, reason %q shown %v", down, reason, shown)
+	}
+	test.AssertImageMatches(t, "out-of-service.png", k.Window().Canvas().Capture())
+	k.Window().Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyReturn})
+
+	k.HoldDownCorner() // staff
+	if reason, shown, _ := k.Down(); !shown || !strings.Contains(reason, "Hors service depuis le") {
+		t.Fatalf("after holding the corner: reason %q shown %v", reason, shown)
+	}
+	k.Terminal().OutOfService(errors.New("open store: no space left on device"))
+	if reason, _, _ := k.Down(); !strings.Contains(reason, "no space left") {
+		t.Fatalf("the reason of the latest attempt: %q", reason)
+	}
+
+	svc := newService(t)
+	k.Terminal().Serve(svc)
+	k.Wait()
+	if _, _, down := k.Down(); down {
+		t.Fatal("still out of service once the game is served")
+	}
+	test.Tap(k.Controls().PlayButton())
+	k.Wait()
+	if h, _, err := svc.History(context.Background(), engine.DemoPlayer, 0, 10); err != nil || len(h) != 1 {
+		t.Fatalf("JOUER once back in service: %d units sold, %v", len(h), err)
 	}
 }

@@ -1,0 +1,243 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"starfortune/internal/testenv"
+)
+
+// A terminal whose store cannot be opened stays on its window, out of
+// service, and comes back by itself once the cause is gone: a second
+// instance on a data directory another holds, a damaged store, a full
+// disk. Each is the shipped binary on an Xvfb display: the out-of-service
+// screen shows within 3 s (its log line, and a dark screen where the board
+// would be), the process keeps running, and once staff remove the cause
+// the board comes back and sells a unit with JOUER's key.
+func TestOutOfServiceUntilTheCauseIsGone(t *testing.T) {
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			testenv.Missing(t, "%s (scripts/deps.sh --window installs it)", tool)
+		}
+	}
+	t.Parallel()
+	display := startXvfb(t)
+
+	t.Run("second instance", func(t *testing.T) {
+		dir := t.TempDir()
+		mustCLI(t, dir, "wallet", "credit", "--amount", "10")
+		first := startTerminal(t, display, dir)
+		first.inService(t)
+		second := startTerminal(t, display, dir)
+		second.outOfService(t, "data directory in use")
+		first.stop(t)
+		second.backInService(t)
+		second.sellsAUnit(t, dir, 1)
+	})
+
+	t.Run("damaged store", func(t *testing.T) {
+		dir := t.TempDir()
+		mustCLI(t, dir, "play", "--stake", "1", "--n", "3")
+		if err := os.Remove(filepath.Join(dir, "db", "MANIFEST")); err != nil {
+			t.Fatal(err)
+		}
+		w := startTerminal(t, display, dir)
+		w.outOfService(t, "MANIFEST missing")
+		if out := mustCLI(t, dir, "recover"); !strings.Contains(out, "audit OK") { // staff, from a shell
+			t.Fatalf("recover: %s", out)
+		}
+		w.backInService(t)
+		w.sellsAUnit(t, dir, 4)
+	})
+
+	t.Run("full disk", func(t *testing.T) {
+		mnt := t.TempDir()
+		if err := syscall.Mount("tmpfs", mnt, "tmpfs", 0, "size=100m"); err != nil {
+			testenv.Missing(t, "cannot mount a tmpfs here (%v): needs root, as in CI", err)
+		}
+		t.Cleanup(func() { syscall.Unmount(mnt, syscall.MNT_DETACH) })
+		dir := filepath.Join(mnt, "data")
+		mustCLI(t, dir, "wallet", "credit", "--amount", "10")
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(mnt, &st); err != nil {
+			t.Fatal(err)
+		}
+		filler := filepath.Join(mnt, "filler")
+		f, err := os.Create(filler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(make([]byte, int64(st.Bavail)*st.Bsize)) // up to ENOSPC
+		f.Close()
+		w := startTerminal(t, display, dir)
+		w.outOfService(t, "no space left on device")
+		os.Remove(filler)
+		w.backInService(t)
+		w.sellsAUnit(t, dir, 1)
+	})
+}
+
+// terminal is the game's window as a kiosk runs it, on a data directory.
+type terminal struct {
+	display string
+	dir     string
+	cmd     *exec.Cmd
+	out     *safeBuffer
+	log     int64         // the log's size at the start: what it wrote is after
+	started time.Time
+	done    chan struct{} // closed once it exited, with err
+	err     error
+}
+
+func startTerminal(t *testing.T, display, dir string) *terminal {
+	t.Helper()
+	w := &terminal{display: display, dir: dir, out: &safeBuffer{}, done: make(chan struct{})}
+	if st, err := os.Stat(w.logFile()); err == nil {
+		w.log = st.Size()
+	}
+	w.cmd = exec.Command(starfortune(t), "--data", dir)
+	w.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DISPLAY="+display, "LANG=C.UTF-8")
+	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.started = time.Now()
+	go func() { w.err = w.cmd.Wait(); close(w.done) }()
+	t.Cleanup(func() { w.cmd.Process.Kill(); <-w.done })
+	return w
+}
+
+func (w *terminal) exited() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (w *terminal) logFile() string { return filepath.Join(w.dir, "logs", "starfortune.log") }
+
+// logged waits up to within for a line with msg in what this process
+// logged, and says how long it took.
+func (w *terminal) logged(t *testing.T, msg string, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		b, _ := os.ReadFile(w.logFile())
+		if int64(len(b)) > w.log && bytes.Contains(b[w.log:], []byte(msg)) {
+			return time.Since(start)
+		}
+		if time.Since(start) > within {
+			t.Fatalf("no %q logged within %v; the process wrote:\n%s\nlogged:\n%s", msg, within, w.out, b[min(w.log, int64(len(b))):])
+		}
+		if w.exited() {
+			t.Fatalf("the window exited (%v): %s", w.err, w.out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// wid is the process's window.
+func (w *terminal) wid(t *testing.T) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, err := w.x("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(w.cmd.Process.Pid))
+		if id, _, _ := strings.Cut(strings.TrimSpace(out), "\n"); err == nil && id != "" {
+			return id
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no window: %s", w.out)
+		}
+	}
+}
+
+func (w *terminal) x(tool string, args ...string) (string, error) {
+	cmd := exec.Command(tool, args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+w.display)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// brightness is the window's mean grey level (0 to 1): the board is
+// lit (about 0.14), the out-of-service screen night blue (about 0.05).
+func (w *terminal) brightness(t *testing.T) float64 {
+	t.Helper()
+	out, err := w.x("import", "-window", w.wid(t), "-colorspace", "Gray", "-format", "%[fx:mean]", "info:")
+	v, perr := strconv.ParseFloat(strings.TrimSpace(out), 64)
+	if err != nil || perr != nil {
+		t.Fatalf("import: %v %q", err, out)
+	}
+	return v
+}
+
+const lit = 0.09 // between the board and the out-of-service screen
+
+func (w *terminal) inService(t *testing.T) {
+	t.Helper()
+	w.logged(t, `"storage opened"`, 60*time.Second)
+	w.wid(t)
+}
+
+// outOfService checks that the window is out of service within 3 s, for
+// the reason said, and still running.
+func (w *terminal) outOfService(t *testing.T, reason string) {
+	t.Helper()
+	w.logged(t, "terminal out of service", 3*time.Second-time.Since(w.started))
+	took := time.Since(w.started)
+	w.logged(t, reason, time.Second)
+	time.Sleep(500 * time.Millisecond) // the screen drawn
+	if b := w.brightness(t); b > lit {
+		t.Fatalf("out of service, the window's mean brightness is %.3f (the board's, not the out-of-service screen's)", b)
+	}
+	if w.exited() {
+		t.Fatalf("the window exited (%v): %s", w.err, w.out)
+	}
+	t.Logf("out of service %v after the start: %s", took.Round(time.Millisecond), reason)
+}
+
+// backInService waits for the window's next attempt to open the game.
+func (w *terminal) backInService(t *testing.T) {
+	t.Helper()
+	took := w.logged(t, "terminal back in service", 20*time.Second)
+	time.Sleep(time.Second) // the board drawn, funds read
+	if b := w.brightness(t); b < lit {
+		t.Fatalf("back in service, the window's mean brightness is %.3f (still the out-of-service screen?)", b)
+	}
+	t.Logf("back in service %v after the cause was removed", took.Round(time.Millisecond))
+}
+
+// sellsAUnit presses JOUER's key, stops the window, and finds the unit in
+// the history (want units in all).
+func (w *terminal) sellsAUnit(t *testing.T, dir string, want int) {
+	t.Helper()
+	if out, err := w.x("xdotool", "key", "--window", w.wid(t), "Return"); err != nil {
+		t.Fatalf("xdotool: %v %s", err, out)
+	}
+	time.Sleep(2 * time.Second)
+	w.stop(t)
+	if got := len(decodeSales(t, mustCLI(t, dir, "history", "--json"))); got != want {
+		t.Fatalf("%d units in the history, want %d", got, want)
+	}
+}
+
+// stop ends the window as a service manager does.
+func (w *terminal) stop(t *testing.T) {
+	t.Helper()
+	w.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-w.done:
+		if w.err != nil {
+			t.Fatalf("the window's exit: %v\n%s", w.err, w.out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the window did not stop on SIGTERM:\n%s", w.out)
+	}
+}
