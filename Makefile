@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: fleet-demo fleet-e2e fleet-soak run build deps deps-window test check-third-party unit smoke soak powercut bench package lint clean
+.PHONY: fleet-demo fleet-e2e fleet-soak run build deps deps-window test check-third-party verify-deploy unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -26,15 +26,23 @@ deps:
 deps-window:
 	@./scripts/deps.sh --window
 
-## test: lint, the vendored Badger's and Fyne's check, the packages' tests
-## under the race detector with Fyne's test driver (e2e/ starts the shipped
-## binary, built once), then the real window under Xvfb
-test: lint check-third-party unit smoke
+## test: lint, the vendored Badger's and Fyne's check, the deployment files'
+## check, the packages' tests under the race detector with Fyne's test
+## driver (e2e/ starts the shipped binary, built once, and the terminal's
+## session under Xvfb), then the real window under Xvfb
+test: lint check-third-party verify-deploy unit smoke
 
 ## check-third-party: third_party/badger and third_party/fyne are upstream
 ## Badger and Fyne plus their .patch, nothing else
 check-third-party: deps
 	./scripts/check-third-party.sh
+
+## verify-deploy: deploy/ checked without installing it: the terminal's system
+## unit (systemd-analyze verify, exposure below 5.0 in systemd-analyze
+## security), its session, PAM and Xorg files; the demo's user unit and
+## autostart entry; the example settings
+verify-deploy: deps-window
+	./scripts/verify-deploy.sh
 
 # The packages whose code runs goroutines of its own (engine, storage,
 # journal, central, ui...) run under the race detector. e2e/ and cli/ run
