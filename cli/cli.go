@@ -85,7 +85,7 @@ type call struct {
 	data   DataDir
 	logger zerolog.Logger
 	key    dataKey         // needsGame, and restore and recover: how the data directory was unlocked
-	demoOK bool            // the window: a new data directory without a passphrase is the demo's
+	demoOK bool            // the window, not --terminal: a new data directory without a passphrase is the demo's
 	svc    *engine.Service // needsGame
 	store  *storage.Store  // needsGame
 	admin  *central.Admin  // needsCentral
@@ -113,6 +113,7 @@ func (s *shared) declare(fs *flag.FlagSet) {
 // windowFlags are the window's own, given before any command.
 type windowFlags struct {
 	fullscreen bool
+	terminal   bool
 	player     string
 	lang       string
 }
@@ -120,6 +121,7 @@ type windowFlags struct {
 func (w *windowFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&w.fullscreen, "fullscreen", false, "full screen, closing needs the operator PIN")
 	fs.BoolVar(&w.fullscreen, "kiosk", false, "the old name of --fullscreen (kept for one release)")
+	fs.BoolVar(&w.terminal, "terminal", false, "a public terminal: a data directory not set up yet is out of service until key init, never made the demo's")
 	fs.StringVar(&w.player, "player", engine.DemoPlayer, "player `ID` whose wallet the window uses")
 	fs.StringVar(&w.lang, "lang", "", "language of the window, `fr|en` (beats the settings file and the system locale)")
 }
@@ -276,7 +278,6 @@ func open(cmd *command, c *call, p Program, run func(*call) error) error {
 			Str("command", cmd.name).Str("data", string(c.data)).Str("config", c.shared.config).Msg("start")
 	}
 	if cmd.needs == needsWindow {
-		c.demoOK = true
 		holdWindowMemory()
 		atIdlePriority(logStart) // hashing the binary takes 25 ms of CPU: not the window's
 	} else {

@@ -101,6 +101,7 @@ func (c *call) withGame(fleet *engine.FleetConfig, k dataKey, run func(*call) er
 // (serveWindow), so that the toolkit's start, the key's derivation and the
 // store's opening overlap; it closes the game once the window is closed.
 func runWindow(c *call, win *windowFlags) error {
+	c.demoOK = !win.terminal // the window makes a new data directory the demo's, a public terminal never
 	fleet, closeFleet, err := openFleet(c.ctx, c.conf)
 	if err != nil {
 		return usageError{err}

@@ -168,7 +168,7 @@ func (c *call) newKey(cen keyCentral) (dataKey, *keyring.Ring, error) {
 		}
 	case !c.demoOK:
 		return dataKey{}, nil, fmt.Errorf("%s holds no data directory yet: `starfortune key init` makes a kiosk's, sealed under a "+
-			"passphrase (or give one with --passphrase-file); the window alone makes the demo's", d)
+			"passphrase (or give one with --passphrase-file); the window alone makes the demo's, and not with --terminal", d)
 	default:
 		if ring, keys, err = keyring.CreateDemo(d.Keyring(), d.DemoKey()); err != nil {
 			return dataKey{}, nil, err

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -137,5 +139,37 @@ func TestFleetKioskUnlockScreenOrItsCentral(t *testing.T) {
 	close(closed)
 	if f := <-got; f.ok {
 		t.Fatal("a key found after the window closed")
+	}
+}
+
+// A public terminal (--terminal) never makes a new data directory the
+// demo's: it is out of service, saying to run key init, and goes on by
+// itself once that is done.
+func TestTerminalNotSetUpIsOutOfService(t *testing.T) {
+	dir := t.TempDir()
+	c := windowCall(t, dir)
+	c.demoOK = false
+	s := newScreen()
+	got := windowKeyOf(c, s, nil, make(chan struct{}))
+	if err := <-s.down; err == nil || !strings.Contains(err.Error(), "key init") {
+		t.Fatalf("out of service for %v", err)
+	}
+	if _, _, err := keyring.CreatePassphrase(DataDir(dir).Keyring(), []byte(testPassphrase)); err != nil { // staff: key init
+		t.Fatal(err)
+	}
+	var unlock ui.Unlock
+	select {
+	case unlock = <-s.locked:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no unlock screen once the terminal was set up")
+	}
+	if err := unlock([]byte(testPassphrase)); err != nil {
+		t.Fatal(err)
+	}
+	if f := <-got; !f.ok || f.k.demo {
+		t.Fatalf("the key: %+v", f)
+	}
+	if _, err := os.Stat(DataDir(dir).DemoKey()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a demo key file: %v", err)
 	}
 }
