@@ -26,7 +26,7 @@ var commands = []command{
 	{name: "operator log", help: "the operator log, newest first", needs: needsGame, json: true, flags: operatorLogFlags},
 	{name: "backup", args: "FILE", min: 1, max: 1, help: "write the store and the journal to a new backup file", needs: needsGame, flags: noFlags(backupRun)},
 	{name: "restore", args: "FILE", min: 1, max: 1, help: "restore a backup into an empty data directory", needs: needsData, flags: noFlags(restoreRun)},
-	{name: "recover", help: "rebuild the store from the journal", needs: needsData, flags: noFlags(recoverRun)},
+	{name: "recover", help: "rebuild the store from the journal", needs: needsData, flags: recoverFlags},
 	{name: "key init", help: "encrypt a data directory under a passphrase (a new one, or one written in clear)", needs: needsData, flags: keyInitFlags},
 	{name: "key passphrase", help: "change the passphrase of the data directory's key", needs: needsData, flags: keyPassphraseFlags},
 	{name: "key rotate", help: "replace the data key: the store's key registry and the journal sealed anew, nothing re-drawn", needs: needsData, flags: keyRotateFlags},

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -233,7 +234,7 @@ func restoreRun(c *call) error {
 		}
 	}
 	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
-	return auditAfter(c)
+	return auditAfter(c, nil)
 }
 
 // restoring are the places a restore writes beside the data directory's.
@@ -384,11 +385,41 @@ func restoreJournal(path string, r io.Reader, keys keyring.Keys, inClear bool) e
 	return journal.Reseal(path, journal.Plain, journalKeys(keys))
 }
 
-// cmdRecover rebuilds the store from the journal. It changes nothing unless
-// the journal's whole chain is intact and the old store (if it still opens)
-// is not ahead of the journal; the new store is built beside the old one,
-// which is then kept aside for investigation, and the result is audited.
-func recoverRun(c *call) error {
+// recoverFlags: recover's anchor, for a store that is lost.
+func recoverFlags(fs *flag.FlagSet) func(*call) error {
+	expect := fs.String("expect-head", "", "the journal head `ENTRY:HASH` last printed by audit or report: needed when the store is lost")
+	override := fs.String("override", "", "rebuild with no head to check the journal against, for `REASON` (recorded; every audit lists it)")
+	return func(c *call) error {
+		if *expect != "" && *override != "" {
+			return usageError{errors.New("give --expect-head or --override, not both")}
+		}
+		var want *engine.JournalHead
+		if *expect != "" {
+			h, err := engine.ParseJournalHead(*expect)
+			if err != nil {
+				return usageError{err}
+			}
+			want = &h
+		}
+		return recoverRun(c, want, strings.TrimSpace(*override))
+	}
+}
+
+// errNoAnchor is recover on a lost store with nothing to check the
+// journal's end against.
+var errNoAnchor = errors.New("nothing was changed: the store is lost and the journal alone cannot prove it is whole " +
+	"(its last lines may have been cut, or it may be an older copy). Give the journal head last printed by " +
+	"`starfortune audit` or `starfortune report` (recover --expect-head ENTRY:HASH), or restore a backup; " +
+	"--override REASON rebuilds from the journal as it is, recorded in the operator log and listed by every audit")
+
+// recoverRun rebuilds the store from the journal. It changes nothing unless
+// the journal's whole chain is intact and reaches its anchor: the old store
+// when it still opens (the journal must not be behind it), else the head
+// staff give (want) from an earlier audit or report, or an attendant's
+// override (reason), which is recorded. The new store is built beside the
+// old one, which is then kept aside for investigation, and the result is
+// audited.
+func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	ctx, d, logger, out := c.ctx, c.data, c.logger, c.out
 	cen, closeCentral := c.keyCentral()
 	defer closeCentral()
@@ -405,13 +436,33 @@ func recoverRun(c *call) error {
 	if j.Head().Seq == 0 {
 		return fmt.Errorf("the journal %s is empty: nothing to recover from", d.Journal())
 	}
-	if err := j.Entries(func(engine.JournalEntry) error { return nil }); err != nil {
+	var at *engine.JournalHead // the journal's entry at want's number
+	err = j.Entries(func(e engine.JournalEntry) error {
+		if want != nil && e.Seq == want.Seq {
+			h := e.Head()
+			at = &h
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("the journal is damaged, nothing was changed (restore a backup instead): %w", err)
 	}
-	if ahead, err := storeAhead(ctx, d, k.keys, j.Head(), logger); err != nil {
+	anchored, err := storeAnchors(ctx, d, k.keys, j.Head(), logger)
+	if err != nil {
 		return err
-	} else if ahead != "" {
-		return fmt.Errorf("nothing was changed: %s", ahead)
+	}
+	switch {
+	case anchored:
+	case want != nil && at == nil:
+		return fmt.Errorf("nothing was changed: the journal ends at entry %d, before the head %s printed earlier: "+
+			"its last %d entries are missing (cut off, or an older copy); restore a backup", j.Head().Seq, want, want.Seq-j.Head().Seq)
+	case want != nil && *at != *want:
+		return fmt.Errorf("nothing was changed: the journal's entry %d is not the one printed earlier (%s here, %s printed): "+
+			"it was rewritten or comes from another kiosk; restore a backup", want.Seq, at, want)
+	case want == nil && reason == "":
+		return errNoAnchor
+	case want == nil:
+		logger.Warn().Str("reason", reason).Str("journal_head", j.Head().String()).Msg("recover: no anchor, on an attendant's override")
 	}
 	building := d.Store() + ".recovering"
 	if err := os.RemoveAll(building); err != nil {
@@ -441,45 +492,59 @@ func recoverRun(c *call) error {
 	if err := fsync.Rename(building, d.Store()); err != nil {
 		return err
 	}
+	head := j.Head()
 	j.Close()
 	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
-	return auditAfter(c)
+	if want != nil || anchored {
+		return auditAfter(c, nil)
+	}
+	return auditAfter(c, func(svc *engine.Service) error {
+		return svc.RecordOperator(ctx, "cli", engine.ActionRecoverOverride,
+			fmt.Sprintf("store rebuilt from the journal up to entry %s with no anchor to check it against: %s", head, reason))
+	})
 }
 
-// storeAhead says why recovering from a journal at head would lose what the
-// old store holds, or "" when it would not (or the old store cannot open:
-// then the journal is all there is).
-func storeAhead(ctx context.Context, d DataDir, keys keyring.Keys, head engine.JournalHead, logger zerolog.Logger) (string, error) {
+// storeAnchors says whether the old store anchors the journal: it opens
+// and the journal at head is not behind it. A journal behind its store is
+// an error (recovering would lose the later sales); a store that cannot
+// open anchors nothing (then only staff can: recoverRun).
+func storeAnchors(ctx context.Context, d DataDir, keys keyring.Keys, head engine.JournalHead, logger zerolog.Logger) (bool, error) {
 	if _, err := os.Stat(d.Store()); err != nil {
-		return "", nil
+		return false, nil
 	}
 	store, err := openStore(d.Store(), keys, logger)
 	if errors.Is(err, engine.ErrInUse) || errors.Is(err, storage.ErrWrongKey) || errors.Is(err, storage.ErrPlaintext) {
-		return "", err // not damage: a store this key cannot read is not replaced
+		return false, err // not damage: a store this key cannot read is not replaced
 	}
 	if err != nil {
-		return "", nil // damaged beyond opening
+		return false, nil // damaged beyond opening
 	}
 	defer store.Close()
 	var stored engine.JournalMark
 	var ok bool
 	if err := store.View(ctx, func(tx engine.ReadTx) (err error) { stored, ok, err = tx.Journal(); return err }); err != nil || !ok {
-		return "", nil
+		return false, nil
 	}
 	if stored.Head.Seq > head.Seq {
-		return fmt.Sprintf("the store holds journal entry %d but the journal ends at entry %d: recovering would lose the later sales (is this the right journal?)", stored.Head.Seq, head.Seq), nil
+		return false, fmt.Errorf("nothing was changed: the store holds journal entry %d but the journal ends at entry %d: "+
+			"recovering would lose the later sales (is this the right journal?)", stored.Head.Seq, head.Seq)
 	}
-	return "", nil
+	return true, nil
 }
 
 // auditAfter opens the game on the data directory it restored or
-// recovered, and audits it.
-func auditAfter(c *call) error {
+// recovered, runs first (if set), and audits it.
+func auditAfter(c *call, first func(*engine.Service) error) error {
 	cfg := c.conf.Engine()
 	cfg.DemoOnly = c.key.demo
 	return WithGame(c.ctx, c.data, c.key.keys, cfg, c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err
+		}
+		if first != nil {
+			if err := first(svc); err != nil {
+				return err
+			}
 		}
 		return audit(c.ctx, svc, false, c.out)
 	})

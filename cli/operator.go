@@ -109,6 +109,27 @@ type operatorEventJSON struct {
 	Detail string `json:"detail"`
 }
 
+func eventJSON(e engine.OperatorEvent) operatorEventJSON {
+	return operatorEventJSON{e.Seq, e.Time.Format(time.RFC3339), e.Actor, e.Action, e.Detail}
+}
+
+func eventsJSON(events []engine.OperatorEvent) []operatorEventJSON {
+	js := make([]operatorEventJSON, 0, len(events))
+	for _, e := range events {
+		js = append(js, eventJSON(e))
+	}
+	return js
+}
+
+// printAnchor prints the journal's head, for staff to write down (recover
+// asks for it when the store is lost), and the stores rebuilt without one.
+func printAnchor(out io.Writer, head engine.JournalHead, unanchored []engine.OperatorEvent) {
+	fmt.Fprintf(out, "journal head %s (note it: recover --expect-head asks for it if the store is lost)\n", head)
+	for _, e := range unanchored {
+		fmt.Fprintf(out, "RECOVERED WITHOUT ANCHOR on %s by %s: %s\n", e.Time.Local().Format("02/01/2006 15:04:05"), e.Actor, e.Detail)
+	}
+}
+
 func operatorLogFlags(fs *flag.FlagSet) func(*call) error {
 	last := fs.Int("last", 20, "the last `N` events, newest first")
 	return func(c *call) error { return operatorLog(c, *last) }
@@ -126,7 +147,7 @@ func operatorLog(c *call, last int) error {
 	if c.json {
 		enc := json.NewEncoder(out)
 		for _, e := range events {
-			if err := enc.Encode(operatorEventJSON{e.Seq, e.Time.Format(time.RFC3339), e.Actor, e.Action, e.Detail}); err != nil {
+			if err := enc.Encode(eventJSON(e)); err != nil {
 				return err
 			}
 		}
@@ -213,5 +234,11 @@ func report(c *call, asCSV bool) error {
 		}
 		fmt.Fprintf(out, "%s  engagement %s  %s\n", b.Ref, b.Commitment, seed)
 	}
+	head, unanchored, err := c.svc.Anchor(c.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	printAnchor(out, head, unanchored)
 	return nil
 }

@@ -296,12 +296,14 @@ func audit(ctx context.Context, svc *engine.Service, asJSON bool, out io.Writer)
 			findings = []string{}
 		}
 		if err := json.NewEncoder(out).Encode(struct {
-			OK       bool     `json:"ok"`
-			Blocks   int      `json:"blocks"`
-			Records  int      `json:"records"`
-			Wallets  int      `json:"wallets"`
-			Findings []string `json:"findings"`
-		}{rep.OK(), rep.Blocks, rep.Records, rep.Wallets, findings}); err != nil {
+			OK          bool                `json:"ok"`
+			Blocks      int                 `json:"blocks"`
+			Records     int                 `json:"records"`
+			Wallets     int                 `json:"wallets"`
+			Findings    []string            `json:"findings"`
+			JournalHead string              `json:"journal_head"`
+			Unanchored  []operatorEventJSON `json:"unanchored_recoveries"`
+		}{rep.OK(), rep.Blocks, rep.Records, rep.Wallets, findings, rep.Head.String(), eventsJSON(rep.Unanchored)}); err != nil {
 			return err
 		}
 	} else {
@@ -309,6 +311,7 @@ func audit(ctx context.Context, svc *engine.Service, asJSON bool, out io.Writer)
 		for _, f := range rep.Findings {
 			fmt.Fprintf(out, "FINDING: %s\n", f)
 		}
+		printAnchor(out, rep.Head, rep.Unanchored)
 	}
 	if !rep.OK() {
 		return fmt.Errorf("audit found %d problems", len(rep.Findings))

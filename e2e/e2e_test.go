@@ -262,3 +262,16 @@ func (s *safeBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// journalHead is the journal head an `audit --json` printed: what staff
+// note, and give recover when the store is lost.
+func journalHead(t testing.TB, auditJSON string) string {
+	t.Helper()
+	var a struct {
+		Head string `json:"journal_head"`
+	}
+	if err := json.Unmarshal([]byte(auditJSON), &a); err != nil || a.Head == "" {
+		t.Fatalf("audit --json: %q %v", auditJSON, err)
+	}
+	return a.Head
+}

@@ -160,6 +160,7 @@ func TestDamagedStoreIsRefusedThenRecovered(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			want := played(t, dir)
+			head := journalHead(t, mustCLI(t, dir, "audit", "--json")) // as staff note it
 			c.damage(t, dir)
 			_, errOut, code := cli(t, dir, "history")
 			if code != 1 || !strings.Contains(errOut, c.says) || strings.Contains(errOut, "goroutine ") {
@@ -168,8 +169,11 @@ func TestDamagedStoreIsRefusedThenRecovered(t *testing.T) {
 			if name == "MANIFEST missing" {
 				tables(t, dir) // still there: Badger did not discard them
 			}
-			out := mustCLI(t, dir, "recover")
-			if !strings.Contains(out, "audit OK") {
+			if _, errOut, code := cli(t, dir, "recover"); code != 1 || !strings.Contains(errOut, "--expect-head") {
+				t.Fatalf("recover of a lost store without its anchor: %d %q", code, errOut)
+			}
+			out := mustCLI(t, dir, "recover", "--expect-head", head)
+			if !strings.Contains(out, "audit OK") || strings.Contains(out, "WITHOUT ANCHOR") {
 				t.Fatalf("recover: %s", out)
 			}
 			if got := history(t, dir); got != want {
@@ -323,5 +327,68 @@ func TestRecoverRefusesToLoseSales(t *testing.T) {
 	}
 	if dirs, _ := filepath.Glob(filepath.Join(dir, "db.*")); len(dirs) != 0 {
 		t.Fatalf("a refused recover left %v", dirs)
+	}
+}
+
+// The rollback of a lone kiosk (issue 36): a payout recorded, then the
+// journal's last line cut and the store's MANIFEST deleted. recover does
+// not rebuild the store from that journal on its own word: it asks for the
+// head the last report printed, refuses the cut journal against it, and
+// rebuilds only on an attendant's explicit override, which every audit and
+// report then lists. The erased payout never comes back silently.
+func TestRollbackNeedsItsAnchor(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mustCLI(t, dir, "wallet", "credit", "--amount", "22")
+	mustCLI(t, dir, "wallet", "payout", "--amount", "22")
+	report := mustCLI(t, dir, "report")
+	_, head, ok := strings.Cut(report, "journal head ")
+	head, _, _ = strings.Cut(head, " ")
+	if !ok || head == "" {
+		t.Fatalf("the report prints no journal head:\n%s", report)
+	}
+	if head != journalHead(t, mustCLI(t, dir, "audit", "--json")) {
+		t.Fatalf("report and audit print different heads")
+	}
+
+	// The shell: the payout's journal line cut, the store's MANIFEST gone.
+	path := filepath.Join(dir, "journal", "journal.sfj")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+	if err := os.WriteFile(path, b[:cut], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "db", "MANIFEST")); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, errOut, code := cli(t, dir, "recover"); code != 1 || !strings.Contains(errOut, "--expect-head") {
+		t.Fatalf("recover with no anchor: %d %q", code, errOut)
+	}
+	if _, errOut, code := cli(t, dir, "recover", "--expect-head", head); code != 1 || !strings.Contains(errOut, "entries are missing") {
+		t.Fatalf("recover against the report's head: %d %q", code, errOut)
+	}
+	if _, errOut, code := cli(t, dir, "recover", "--expect-head", "1:"+strings.Repeat("00", 32)); code != 1 || !strings.Contains(errOut, "is not the one printed") {
+		t.Fatalf("recover against a head the journal does not hold: %d %q", code, errOut)
+	}
+	out := mustCLI(t, dir, "recover", "--override", "the manager, after the disk was replaced")
+	if !strings.Contains(out, "audit OK") || !strings.Contains(out, "RECOVERED WITHOUT ANCHOR") {
+		t.Fatalf("recover --override:\n%s", out)
+	}
+	for _, cmd := range [][]string{{"audit"}, {"report"}} {
+		if out := mustCLI(t, dir, cmd...); !strings.Contains(out, "RECOVERED WITHOUT ANCHOR") || !strings.Contains(out, "after the disk was replaced") {
+			t.Fatalf("%s does not list the override:\n%s", cmd[0], out)
+		}
+	}
+	var a struct {
+		Unanchored []struct {
+			Detail string `json:"detail"`
+		} `json:"unanchored_recoveries"`
+	}
+	if err := json.Unmarshal([]byte(mustCLI(t, dir, "audit", "--json")), &a); err != nil || len(a.Unanchored) != 1 {
+		t.Fatalf("audit --json lists %d overrides (%v)", len(a.Unanchored), err)
 	}
 }

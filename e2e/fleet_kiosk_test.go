@@ -334,10 +334,11 @@ func TestFleetKioskRecoveredFromItsJournal(t *testing.T) {
 	dir := t.TempDir()
 	mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "130", "--batch", "50")
 	want := mustKiosk(t, dir, url, "k1", "history", "--last", "1000")
+	head := journalHead(t, mustKiosk(t, dir, url, "k1", "audit", "--json"))
 	if err := os.RemoveAll(filepath.Join(dir, "db")); err != nil {
 		t.Fatal(err)
 	}
-	mustCLI(t, dir, "recover")
+	mustCLI(t, dir, "recover", "--expect-head", head)
 	if got := mustKiosk(t, dir, url, "k1", "history", "--last", "1000"); got != want {
 		t.Fatalf("history after recover differs:\n%s\nwant\n%s", got, want)
 	}

@@ -13,6 +13,13 @@ type AuditReport struct {
 	Records  int
 	Wallets  int
 	Findings []string
+	// Head is the journal's last entry: the anchor staff write down
+	// (recover asks for it when the store is lost).
+	Head JournalHead
+	// Unanchored are the times the store was rebuilt from a journal that
+	// nothing outside it vouched for (recover --override): an attendant's
+	// word, listed at every audit, never a finding.
+	Unanchored []OperatorEvent
 }
 
 // OK reports whether the audit found nothing wrong.
@@ -86,6 +93,9 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (A
 		if ps.records != ps.entries || ps.net != 0 {
 			a.findf("player %s: %d history records but %d sale ledger entries (net difference %s)", player, ps.records, ps.entries, ps.net)
 		}
+	}
+	if err := au.w.view(ctx, func(tx ReadTx) (err error) { a.report.Unanchored, err = unanchored(tx); return err }); err != nil {
+		return AuditReport{}, fmt.Errorf("audit operator log: %w", err)
 	}
 	a.report.Blocks, a.report.Wallets = len(blocks), len(wallets)
 	rep := a.report
@@ -270,6 +280,7 @@ func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []W
 	packHeads := map[*packInHand]Hash{}
 	ledgers := map[string]*Wallet{}
 	var head JournalHead
+	defer func() { a.report.Head = head }()
 	err := j.Entries(func(e JournalEntry) error {
 		head = e.Head()
 		for _, r := range e.Records {

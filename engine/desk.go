@@ -213,3 +213,26 @@ func (d *Desk) move(ctx context.Context, action, player string, l LedgerEntry) (
 	}
 	return l, err
 }
+
+// Anchor is what staff write down so that a lost store can be rebuilt
+// from the journal only if the journal is whole (recover --expect-head):
+// the journal's head now, and the times a store was rebuilt with no such
+// anchor, on an attendant's word. Reports print it.
+func (d *Desk) Anchor(ctx context.Context) (head JournalHead, overrides []OperatorEvent, err error) {
+	d.w.mu.Lock()
+	head = d.w.jhead
+	d.w.mu.Unlock()
+	err = d.w.view(ctx, func(tx ReadTx) (err error) { overrides, err = unanchored(tx); return err })
+	return head, overrides, err
+}
+
+// unanchored lists the operator log's recover overrides, oldest first.
+func unanchored(tx ReadTx) (events []OperatorEvent, err error) {
+	err = tx.OperatorEvents(1, math.MaxUint64, func(e OperatorEvent) error {
+		if e.Action == ActionRecoverOverride {
+			events = append(events, e)
+		}
+		return nil
+	})
+	return events, err
+}

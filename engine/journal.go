@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -47,6 +50,21 @@ type JournalReveal struct {
 type JournalHead struct {
 	Seq  uint64
 	Hash Hash
+}
+
+// String is the head as reports print it and recover reads it back:
+// "<entry>:<hash in hex>".
+func (h JournalHead) String() string { return fmt.Sprintf("%d:%s", h.Seq, h.Hash) }
+
+// ParseJournalHead reads a head printed by String.
+func ParseJournalHead(s string) (JournalHead, error) {
+	seq, hash, ok := strings.Cut(strings.TrimSpace(s), ":")
+	n, err := strconv.ParseUint(seq, 10, 64)
+	b, herr := hex.DecodeString(hash)
+	if !ok || err != nil || herr != nil || len(b) != len(Hash{}) || n == 0 {
+		return JournalHead{}, fmt.Errorf("journal head %q: want <entry>:<64 hex digits>, as audit and report print it", s)
+	}
+	return JournalHead{Seq: n, Hash: Hash(b)}, nil
 }
 
 // Journal is the append-only file the engine writes after each committed

@@ -17,6 +17,11 @@ type OperatorEvent struct {
 	Detail string
 }
 
+// ActionRecoverOverride is the operator log's record of a store rebuilt
+// from its journal with no anchor to check the journal against (an
+// attendant's override of `recover`): the audit lists every one.
+const ActionRecoverOverride = "recover-override"
+
 // MarshalBinary encodes the event.
 func (e OperatorEvent) MarshalBinary() ([]byte, error) {
 	return e.AppendBinary(make([]byte, 0, 32+len(e.Actor)+len(e.Action)+min(len(e.Detail), 255)))
