@@ -39,8 +39,27 @@ func Open(ctx context.Context, url string) (*Client, error) {
 	return &Client{pool: pool}, nil
 }
 
-// Close closes the connections.
-func (c *Client) Close() { c.pool.Close() }
+// closeWait bounds Close. A connection whose query was cancelled while
+// the central hung (a kiosk told to stop in the middle of a sync round)
+// takes pgx up to 15 s to close: a cancel request, then the server's last
+// bytes, neither of which comes. A kiosk that stops does not wait for
+// it: the process's exit closes the socket.
+const closeWait = time.Second
+
+// Close closes the connections, waiting at most closeWait.
+func (c *Client) Close() {
+	done := make(chan struct{})
+	go func() {
+		c.pool.Close()
+		close(done)
+	}()
+	t := time.NewTimer(closeWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+}
 
 // claimPackSQL hands the kiosk a pack at stake $1 (migrations/0002).
 const claimPackSQL = "SELECT * FROM claim_pack($1)"

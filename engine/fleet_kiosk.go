@@ -67,6 +67,7 @@ const (
 	claimWait    = 15 * time.Second // the longest a sale waits for a first pack
 	maxBackoff   = 30 * time.Second
 	netTimeout   = 60 * time.Second // one round of the background loop
+	finalPush    = 3 * time.Second  // the push of a kiosk that closes, at most
 	roundBatches = 4                // pushes per round: claims are not kept waiting
 	noPackRetry  = 30 * time.Second // the central had no pack: ask again after this
 )
@@ -146,14 +147,22 @@ func fleetStore(ctx context.Context, store Store) bool {
 	return ok
 }
 
-// close stops the loop and pushes what is left, briefly: a command that
-// sold units hands them to the central before it exits when it can.
+// close stops the loop (its round in flight cancelled) and pushes what is
+// left, briefly: a command that sold units hands them to the central
+// before it exits when it can. A program told to stop (the context
+// NewService was given ended: SIGTERM) pushes nothing more and leaves the
+// backlog, durable in the store, for the next start: a central that hangs
+// must not hold up its exit.
 func (f *Fleet) close() {
 	f.loop.stop()
 	if f.cfg.Central == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	if f.loop.parent.Err() != nil {
+		f.w.log.Info().Msg("stopping: backlog left for the next start")
+		return
+	}
+	ctx, cancel := context.WithTimeout(f.loop.parent, finalPush)
 	defer cancel()
 	if err := f.Sync(ctx); err != nil {
 		f.w.log.Warn().AnErr("err", err).Msg("backlog left for the next start")

@@ -41,8 +41,11 @@ func (f *Fleet) source(ctx context.Context, stake Cents) (unitSource, error) {
 			f.w.mu.Unlock()
 			return nil, fmt.Errorf("%w: %w (%s)", ErrStakeClosed, ErrNoPack, stake)
 		}
-		wait, cause := f.loop.claimed, f.loop.lastErr
+		wait, cause, stopped := f.loop.claimed, f.loop.lastErr, f.loop.stopped
 		f.w.mu.Unlock()
+		if stopped { // no round will claim
+			return nil, fmt.Errorf("no pack held at %s, and the kiosk is stopping: %w", stake, ErrCentralUnavailable)
+		}
 		if woke && cause != nil { // the round that was to claim failed: say why at once
 			return nil, fmt.Errorf("no pack held at %s: %w", stake, cause)
 		}

@@ -11,36 +11,48 @@ import (
 // (KioskState first, so that a kiosk restored from a backup never sells a
 // position the central knows), then every SyncEvery, or sooner when a sale
 // asks; slower, up to maxBackoff, while the central cannot be reached.
+//
+// A stop cancels the round in flight: the context NewService was given
+// ending (the program told to stop), or Close. Nothing is lost by it: every
+// sale and movement is durable in the store before anyone sees it, and
+// what the central has not acknowledged is pushed again at the next start.
 type syncLoop struct {
 	f          *Fleet
 	claimed    chan struct{} // closed when the current round ends (guarded by the writer's lock)
 	lastErr    error         // the last round's failure, nil after a good one (guarded by the writer's lock)
+	stopped    bool          // the loop has ended: no round will claim (guarded by the writer's lock)
 	kick       chan struct{} // wakes the loop
-	quit, done chan struct{}
+	parent     context.Context
+	ctx        context.Context    // the loop's: ends with parent, or at stop
+	cancel     context.CancelFunc // ends ctx
+	done       chan struct{}
 	beat       time.Time // the loop's: the last heartbeat
 	reconciled bool      // the loop's: KioskState applied since the start
 }
 
 func newSyncLoop(f *Fleet) *syncLoop {
-	return &syncLoop{f: f, claimed: make(chan struct{}), kick: make(chan struct{}, 1),
-		quit: make(chan struct{}), done: make(chan struct{})}
+	return &syncLoop{f: f, claimed: make(chan struct{}), kick: make(chan struct{}, 1), done: make(chan struct{}),
+		parent: context.Background(), ctx: context.Background(), cancel: func() {}}
 }
 
-// start runs the first round, then the loop in the background.
+// start runs the first round, then the loop in the background, until ctx
+// ends or stop.
 func (l *syncLoop) start(ctx context.Context) {
 	if l.f.cfg.Central == nil {
 		close(l.done)
 		return
 	}
-	first, cancel := context.WithTimeout(ctx, 3*time.Second)
+	l.parent = ctx
+	l.ctx, l.cancel = context.WithCancel(ctx)
+	first, cancel := context.WithTimeout(l.ctx, 3*time.Second)
 	l.lastErr = l.round(first)
 	cancel()
 	go l.run()
 }
 
-// stop ends the loop and waits for it.
+// stop cancels the round in flight, ends the loop and waits for it.
 func (l *syncLoop) stop() {
-	close(l.quit)
+	l.cancel()
 	<-l.done
 }
 
@@ -53,7 +65,7 @@ func (l *syncLoop) poke() {
 }
 
 func (l *syncLoop) run() {
-	defer close(l.done)
+	defer l.end()
 	delay := l.f.cfg.SyncEvery
 	if l.lastErr != nil {
 		delay = time.Second
@@ -62,7 +74,7 @@ func (l *syncLoop) run() {
 	defer timer.Stop()
 	for {
 		select {
-		case <-l.quit:
+		case <-l.ctx.Done():
 			return
 		case <-l.kick:
 			if l.err() != nil {
@@ -76,17 +88,32 @@ func (l *syncLoop) run() {
 			}
 		case <-timer.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), netTimeout)
+		ctx, cancel := context.WithTimeout(l.ctx, netTimeout)
 		err := l.round(ctx)
 		cancel()
-		if err != nil {
+		switch {
+		case l.ctx.Err() != nil:
+			l.f.w.log.Info().AnErr("err", err).Msg("sync: stopping; what the central lacks is pushed at the next start")
+			return
+		case err != nil:
 			delay = min(max(2*delay, time.Second), maxBackoff)
 			l.f.w.log.Warn().AnErr("err", err).Str("retry_in", delay.String()).Msg("central unreachable or refusing")
-		} else {
+		default:
 			delay = l.f.cfg.SyncEvery
 		}
 		timer.Reset(delay)
 	}
+}
+
+// end marks the loop ended and wakes the sales waiting for a claim: none
+// will come.
+func (l *syncLoop) end() {
+	l.f.w.mu.Lock()
+	l.stopped = true
+	close(l.claimed)
+	l.claimed = make(chan struct{})
+	l.f.w.mu.Unlock()
+	close(l.done)
 }
 
 // err is the last round's failure (it takes the writer's lock).

@@ -15,10 +15,13 @@ import (
 // of each block it sold from must hash its last record, each wallet it moved
 // must hash its last ledger entry. A store returning other bytes than those
 // it was given is found at once, not at the next audit. Each record is read
-// once: a sale's last record is both its block's and its player's.
+// once: a sale's last record is both its block's and its player's. The
+// commit is done: the check is not skipped when the caller's context ends
+// meanwhile (a kiosk told to stop), which would put the terminal out of
+// service for nothing.
 func (w *writer) verifyTouched(ctx context.Context, e JournalEntry) error {
 	var problems []string
-	err := w.store.View(ctx, func(tx ReadTx) error {
+	err := w.store.View(context.WithoutCancel(ctx), func(tx ReadTx) error {
 		read := map[Ticket]Record{}
 		seen := map[BlockRef]bool{}
 		for _, r := range e.Records {

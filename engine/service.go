@@ -76,6 +76,9 @@ type Service struct {
 // first, then every stake gets an open block (drawn now if the store has
 // none) and a spare one drawn in the background. A store that fails its
 // checks opens out of service: reads work, Health says why nothing else does.
+// For a kiosk of a fleet, ctx bounds the background sync loop too: when it
+// ends (the program is told to stop), the round in flight is cancelled and
+// Close pushes nothing more.
 func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger) (*Service, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -121,7 +124,8 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 func (s *Service) Health() error { return s.w.Health() }
 
 // Close waits for background work and starts no more; the caller closes the
-// store after.
+// store after. A kiosk of a fleet cancels its sync round in flight, then
+// pushes its backlog for at most a few seconds (nothing once ctx ended).
 func (s *Service) Close() { s.Sales.close() }
 
 // Config is the emission being sold.

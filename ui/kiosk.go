@@ -497,8 +497,15 @@ func errorText(err error) string {
 }
 
 // typedKey is the keypad: 1/2/3 pick a puck, Enter is JOUER, Space is GO.
+// No key reaches the board behind a dialog (the PIN pad, the resume offer,
+// the confirm-close, a message): Fyne hands the canvas every key that no
+// widget of the dialog has the focus for, and a dialog is on the canvas's
+// overlays from its Show to its Hide.
 func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
 	if k.oper.active() || k.game == nil { // the attendant's keys are not the player's; nothing to play while locked
+		return
+	}
+	if k.win.Canvas().Overlays().Top() != nil {
 		return
 	}
 	switch ev.Name {

@@ -1,0 +1,315 @@
+package e2e
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"starfortune/internal/pgtest"
+)
+
+// Stopping in time (issue #37): a kiosk of a fleet whose central hangs
+// exits within seconds of SIGTERM, as systemd's stop of the unit
+// (TimeoutStopSec=15) expects, and loses nothing by it.
+
+// stallProxy stands between a kiosk and the central, like netProxy, but
+// can hang instead of cutting: once stalled, the bytes of the connections
+// open are held (neither side hears from the other) and new connections
+// are accepted and left unanswered, as when the central's host freezes or
+// a network drops packets silently.
+type stallProxy struct {
+	dir    string // the socket's directory: host=dir in a connection string
+	target string
+
+	mu      sync.Mutex
+	stalled bool
+	resumed *sync.Cond
+	conns   atomic.Int32 // connections accepted
+	held    atomic.Int64 // bytes held while stalled, either way
+}
+
+func newStallProxy(t *testing.T, serverDir string, port int) *stallProxy {
+	t.Helper()
+	p := &stallProxy{dir: t.TempDir(), target: filepath.Join(serverDir, fmt.Sprintf(".s.PGSQL.%d", port))}
+	p.resumed = sync.NewCond(&p.mu)
+	ln, err := net.Listen("unix", filepath.Join(p.dir, fmt.Sprintf(".s.PGSQL.%d", port)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ln.Close()
+		p.resume() // the held connections end with their kiosk
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.conns.Add(1)
+			go p.forward(c)
+		}
+	}()
+	return p
+}
+
+// url is the kiosk's connection string through the proxy.
+func (p *stallProxy) url(kioskURL, serverDir string) string {
+	return strings.Replace(kioskURL, "host="+serverDir, "host="+p.dir, 1)
+}
+
+// wait blocks while the proxy is stalled, holding n bytes.
+func (p *stallProxy) wait(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stalled {
+		p.held.Add(int64(max(n, 1))) // a connection counts
+	}
+	for p.stalled {
+		p.resumed.Wait()
+	}
+}
+
+func (p *stallProxy) forward(c net.Conn) {
+	defer c.Close()
+	p.wait(0) // a connection made while stalled is never answered meanwhile
+	s, err := net.Dial("unix", p.target)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	done := make(chan struct{}, 2)
+	pipe := func(dst, src net.Conn) {
+		defer func() { done <- struct{}{} }()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			if n > 0 {
+				p.wait(n)
+				if _, werr := dst.Write(buf[:n]); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go pipe(s, c)
+	go pipe(c, s)
+	<-done
+	c.Close()
+	s.Close()
+	<-done
+}
+
+func (p *stallProxy) stall() {
+	p.mu.Lock()
+	p.stalled = true
+	p.held.Store(0)
+	p.mu.Unlock()
+}
+
+func (p *stallProxy) resume() {
+	p.mu.Lock()
+	p.stalled = false
+	p.resumed.Broadcast()
+	p.mu.Unlock()
+}
+
+// hungRound waits until the stalled proxy holds something of a
+// conversation between the kiosk and the central (a query, an answer, a
+// new connection): a sync round is in flight and hangs.
+func (p *stallProxy) hungRound(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); p.held.Load() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no sync round reached the stalled central within 10 s")
+		}
+	}
+}
+
+// signal sends sig to the play command running, if any, and says whether
+// there was one.
+func (k *kioskProc) signal(sig os.Signal) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.child != nil && k.child.Signal(sig) == nil
+}
+
+// stopBound is how soon a kiosk must end after SIGTERM: well within the
+// unit's TimeoutStopSec=15 (deploy/starfortune-kiosk.service).
+const stopBound = 5 * time.Second
+
+// A kiosk selling (`play`, whose background loop syncs as the window's
+// does) while its central hangs gets SIGTERM: it exits within stopBound,
+// the sync round in flight cancelled; every unit it printed is in its
+// history, and once the central answers again a sync pushes them all.
+func TestFleetKioskStopsInTimeWhileTheCentralHangs(t *testing.T) {
+	cluster := pgtest.Need(t)
+	db := fleetCentral(t, 100)
+	k := newKioskProc(t, db, "k1")
+	proxy := newStallProxy(t, cluster.Dir, pgtest.Port)
+	url := proxy.url(k.url, cluster.Dir)
+	mustKiosk(t, k.dir, url, k.id, "wallet", "credit", "--amount", "1000")
+
+	type ended struct {
+		stderr string
+		err    error
+		at     time.Time
+	}
+	exited := make(chan ended, 1)
+	go func() {
+		errOut, err := k.play(url, "--stake", "0,50", "--n", "1000000")
+		exited <- ended{errOut, err, time.Now()}
+	}()
+	for deadline := time.Now().Add(30 * time.Second); k.sold() < 10; time.Sleep(10 * time.Millisecond) {
+		select {
+		case e := <-exited:
+			t.Fatalf("play ended before the test stalled its central: %v\n%s", e.err, e.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the kiosk sold nothing within 30 s")
+		}
+	}
+	proxy.stall()
+	proxy.hungRound(t)
+	time.Sleep(200 * time.Millisecond) // the kiosk sells on meanwhile
+	sent := time.Now()
+	if !k.signal(syscall.SIGTERM) {
+		t.Fatal("play is not running")
+	}
+	var e ended
+	select {
+	case e = <-exited:
+	case <-time.After(3 * stopBound):
+		k.kill()
+		e = <-exited
+		t.Fatalf("the kiosk was still running %v after SIGTERM; then killed: %v\n%s", 3*stopBound, e.err, e.stderr)
+	}
+	took := e.at.Sub(sent)
+	t.Logf("SIGTERM to exit: %v (%d units printed; %d bytes held by the stalled central); play said: %s",
+		took.Round(time.Millisecond), k.sold(), proxy.held.Load(), strings.TrimSpace(e.stderr))
+	if took > stopBound {
+		t.Fatalf("the kiosk took %v to exit after SIGTERM while its central hung, want at most %v", took, stopBound)
+	}
+	var exit *exec.ExitError
+	if !errors.As(e.err, &exit) || exit.ExitCode() < 0 {
+		t.Fatalf("play ended with %v, want an exit status (interrupted): %s", e.err, e.stderr)
+	}
+
+	if at := len(centralSales(t, db)[k.id]); at >= k.sold() { // asked past the proxy
+		t.Fatalf("the central had all %d sales at the stop: the test proves nothing", at)
+	} else {
+		t.Logf("the central had %d of the %d sales at the stop", at, k.sold())
+	}
+	proxy.resume()
+	history := k.settle(t) // a sync pushes the rest; every printed unit is in the history
+	sameSales(t, k.id, history, centralSales(t, db)[k.id])
+	centralAuditOK(t, db)
+}
+
+// The window of a kiosk of a fleet, as systemd runs it, gets SIGTERM while
+// its central hangs in the middle of a sync round: it exits within
+// stopBound.
+func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
+	for _, tool := range []string{"Xvfb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing(t, tool+" (scripts/deps.sh --window installs it)")
+		}
+	}
+	cluster := pgtest.Need(t)
+	db := fleetCentral(t, 100)
+	k := newKioskProc(t, db, "k1")
+	proxy := newStallProxy(t, cluster.Dir, pgtest.Port)
+	url := proxy.url(k.url, cluster.Dir)
+	mustKiosk(t, k.dir, url, k.id, "play", "--stake", "0,50", "--n", "3") // the kiosk's key, a pack, a unit sold
+
+	display := xvfb(t)
+	home := t.TempDir()
+	out := &safeBuffer{}
+	win := exec.Command(k.bin, "--data", k.dir, "--central", url, "--kiosk-id", k.id)
+	win.Env = append(os.Environ(), "HOME="+home, "DISPLAY="+display, "LANG=C.UTF-8")
+	win.Stdout, win.Stderr = out, out
+	if err := win.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- win.Wait() }()
+	t.Cleanup(func() {
+		win.Process.Kill()
+		<-exited
+	})
+	// The window's game is open once its loop has called the central a
+	// few times (a round a second).
+	before := proxy.conns.Load()
+	for deadline := time.Now().Add(60 * time.Second); proxy.conns.Load() == before || !logHas(k.dir, `"command":""`); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the window did not reach its central within 60 s:\n%s", out)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	proxy.stall()
+	proxy.hungRound(t)
+	sent := time.Now()
+	if err := win.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		took := time.Since(sent)
+		t.Logf("SIGTERM to exit: %v (%v)", took.Round(time.Millisecond), err)
+		if took > stopBound {
+			t.Fatalf("the window took %v to exit after SIGTERM while its central hung, want at most %v:\n%s", took, stopBound, out)
+		}
+		if err != nil {
+			t.Fatalf("the window ended with %v after SIGTERM, want a clean exit:\n%s", err, out)
+		}
+	case <-time.After(3 * stopBound):
+		t.Fatalf("the window was still running %v after SIGTERM while its central hung:\n%s", 3*stopBound, out)
+	}
+	proxy.resume()
+	if out, errOut, code := kioskCLI(t, k.dir, url, k.id, "audit"); code != 0 {
+		t.Fatalf("audit after the stop: %d\n%s%s", code, out, errOut)
+	}
+}
+
+// xvfb starts an X server of its own for the test and returns its display.
+func xvfb(t *testing.T) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	num, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil || strings.TrimSpace(num) == "" {
+		t.Fatalf("Xvfb gave no display: %q %v", num, err)
+	}
+	return ":" + strings.TrimSpace(num)
+}
+
+// logHas reports whether the data directory's log holds s.
+func logHas(dir, s string) bool {
+	b, _ := os.ReadFile(filepath.Join(dir, "logs", "starfortune.log"))
+	return strings.Contains(string(b), s)
+}
