@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -200,6 +201,18 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 			if k := kiosks[kid]; k != nil {
 				k.moveSeqs = append(k.moveSeqs, seq)
 			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		// Journals behind their anchor (migrations/0006).
+		var at time.Time
+		var anchoredSeq, reportedSeq int64
+		var anchoredHash, reportedHash string
+		rows, _ = tx.Query(ctx, query("audit_journal_alarms"))
+		if _, err := pgx.ForEachRow(rows, []any{&kid, &at, &anchoredSeq, &anchoredHash, &reportedSeq, &reportedHash}, func() error {
+			find("kiosk %s: journal rolled back: on %s it reported entry %d:%s, the central had anchored entry %d:%s",
+				kid, at.UTC().Format(time.RFC3339), reportedSeq, reportedHash, anchoredSeq, anchoredHash)
 			return nil
 		}); err != nil {
 			return err

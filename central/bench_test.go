@@ -92,7 +92,7 @@ func BenchmarkSelect1(b *testing.B) {
 	var ds []time.Duration
 	for b.Loop() {
 		t := time.Now()
-		if _, err := cs[0].Heartbeat(ctx, 0); err != nil { // warms the pool
+		if _, err := cs[0].Heartbeat(ctx, 0, engine.JournalHead{}); err != nil { // warms the pool
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t))

@@ -9,18 +9,43 @@ import (
 	"starfortune/engine"
 )
 
-// heartbeatSQL records that the kiosk lives with a backlog of $1 and
-// returns the central's clock (migrations/0003).
-const heartbeatSQL = "SELECT heartbeat($1)"
+// heartbeatSQL records that the kiosk lives with a backlog of $1 and its
+// journal's head ($2, $3), and returns the central's clock, or NULL for a
+// head behind the one it anchored (migrations/0003, 0006).
+const heartbeatSQL = "SELECT heartbeat($1, $2, $3)"
 
-// Heartbeat implements engine.Central: the kiosk lives, and backlog of its
-// sales and movements are not at the central yet (migrations/0003).
-func (c *Client) Heartbeat(ctx context.Context, backlog int) (time.Time, error) {
-	var t time.Time
-	if err := c.pool.QueryRow(ctx, heartbeatSQL, max(backlog, 0)).Scan(&t); err != nil {
-		return t, fmt.Errorf("heartbeat: %w", translate(err))
+// Heartbeat implements engine.Central: the kiosk lives, backlog of its
+// sales and movements are not at the central yet, and its journal is at
+// head (migrations/0003, 0006).
+func (c *Client) Heartbeat(ctx context.Context, backlog int, head engine.JournalHead) (time.Time, error) {
+	var hash []byte
+	if head.Seq > 0 {
+		hash = head.Hash[:]
 	}
-	return t, nil
+	var t *time.Time
+	if err := c.pool.QueryRow(ctx, heartbeatSQL, max(backlog, 0), int64(head.Seq), hash).Scan(&t); err != nil {
+		return time.Time{}, fmt.Errorf("heartbeat: %w", translate(err))
+	}
+	if t == nil {
+		return time.Time{}, fmt.Errorf("heartbeat: %w (reported %s)", engine.ErrJournalBehind, head)
+	}
+	return *t, nil
+}
+
+// journalAnchorSQL is the calling kiosk's anchored journal head
+// (migrations/0006).
+const journalAnchorSQL = "SELECT seq, hash FROM journal_anchor()"
+
+// JournalAnchor implements engine.Central.
+func (c *Client) JournalAnchor(ctx context.Context) (engine.JournalHead, error) {
+	var seq int64
+	var hash []byte
+	if err := c.pool.QueryRow(ctx, journalAnchorSQL).Scan(&seq, &hash); err != nil {
+		return engine.JournalHead{}, fmt.Errorf("journal anchor: %w", translate(err))
+	}
+	h := engine.JournalHead{Seq: uint64(seq)}
+	copy(h.Hash[:], hash)
+	return h, nil
 }
 
 // The fleet view's two doors (migrations/0003): fleet_view() is a kiosk

@@ -21,10 +21,10 @@ func TestFleetView(t *testing.T) {
 	push(t, f.kiosks["k1"], sell(t, k1a, 0, 10, 1, "ann"))
 	k2 := f.claim(t, "k2")
 	push(t, f.kiosks["k2"], sell(t, k2, 0, 1000, 1, "bob")) // sold out: no longer held
-	if _, err := f.kiosks["k1"].Heartbeat(ctx, 7); err != nil {
+	if _, err := f.kiosks["k1"].Heartbeat(ctx, 7, engine.JournalHead{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.kiosks["k2"].Heartbeat(ctx, 0); err != nil {
+	if _, err := f.kiosks["k2"].Heartbeat(ctx, 0, engine.JournalHead{}); err != nil {
 		t.Fatal(err)
 	}
 	f.exec(t, "UPDATE kiosks SET last_seen = now() - $1::interval WHERE id = 'k2'", (engine.OnlineWithin + time.Second).String())
@@ -110,7 +110,7 @@ func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"claim_pack(integer)", "fetch_pack(text)", "fleet_view()", "heartbeat(integer)", "kiosk_data_key()", "kiosk_state()",
+	want := []string{"claim_pack(integer)", "fetch_pack(text)", "fleet_view()", "heartbeat(integer,bigint,bytea)", "journal_anchor()", "kiosk_data_key()", "kiosk_state()",
 		"lookup_ticket(text)", "push_movements(jsonb)", "push_sales(jsonb)", "release_pack(text,integer)"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("a kiosk may execute %q, want %q", got, want)

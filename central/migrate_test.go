@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"starfortune/engine"
 	"starfortune/internal/pgtest"
 )
 
@@ -32,8 +33,8 @@ func TestKioskFromBeforeMigration3(t *testing.T) {
 		t.Fatalf("schema 2: %v %v", applied, err)
 	}
 	old := addKioskV2(t, a, "old")
-	if applied, err := a.Init(ctx); err != nil || !slices.Equal(applied, []string{"0003_fleet_view.sql", "0004_kiosk_data_keys.sql", "0005_trust_no_one.sql"}) {
-		t.Fatalf("migration to 5: %v %v", applied, err)
+	if applied, err := a.Init(ctx); err != nil || !slices.Equal(applied, []string{"0003_fleet_view.sql", "0004_kiosk_data_keys.sql", "0005_trust_no_one.sql", "0006_journal_anchor.sql"}) {
+		t.Fatalf("migration to 6: %v %v", applied, err)
 	}
 	// 0005 gave the existing kiosk's role its limits, as AddKiosk does.
 	var limit int
@@ -52,7 +53,7 @@ func TestKioskFromBeforeMigration3(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		if _, err := c.Heartbeat(ctx, 3+i); err != nil {
+		if _, err := c.Heartbeat(ctx, 3+i, engine.JournalHead{}); err != nil {
 			t.Fatalf("%s: heartbeat: %v", k.ID, err)
 		}
 		v, err := c.FleetView(ctx)
@@ -60,8 +61,10 @@ func TestKioskFromBeforeMigration3(t *testing.T) {
 			t.Fatalf("%s: fleet view %+v %v", k.ID, v, err)
 		}
 		var pg *pgconn.PgError
-		if err := c.pool.QueryRow(ctx, "SELECT heartbeat()").Scan(new(any)); !errors.As(err, &pg) || pg.Code != "42883" {
-			t.Fatalf("%s: the old heartbeat(): %v, want undefined function", k.ID, err)
+		for _, old := range []string{"SELECT heartbeat()", "SELECT heartbeat(0)"} { // 0003's, 0006's
+			if err := c.pool.QueryRow(ctx, old).Scan(new(any)); !errors.As(err, &pg) || pg.Code != "42883" {
+				t.Fatalf("%s: the old %s: %v, want undefined function", k.ID, old, err)
+			}
 		}
 	}
 	if _, err := a.FleetView(ctx); err != nil {

@@ -398,7 +398,7 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	// release.
 	forged, _ := json.Marshal([]map[string]any{{"seq": 801, "ticket": p2.Ticket(50).String(), "pack": p2.Serial, "position": p2.First + 50,
 		"sold_at": time.Now().UTC().Format(time.RFC3339Nano), "player": "eve", "stake_cents": 50, "prize_cents": 0, "unit": "000000", "revealed": true}})
-	for _, sql := range []string{"SELECT serial FROM claim_pack(50)", "SELECT heartbeat(0)", "SELECT * FROM push_sales('" + string(forged) + "')",
+	for _, sql := range []string{"SELECT serial FROM claim_pack(50)", "SELECT heartbeat(0, 0, NULL)", "SELECT * FROM push_sales('" + string(forged) + "')",
 		"SELECT pg_advisory_lock(hashtext('starfortune lookups k2'))"} {
 		if _, err := tx.Exec(ctx, sql); err != nil {
 			t.Fatalf("%s: %v", sql, err)
@@ -419,7 +419,7 @@ func TestIdleTransactionStallsNoOne(t *testing.T) {
 	if _, err := c2.LookupTicket(ctx, p1.Ticket(3)); err != nil {
 		t.Fatalf("k2's look-up with k1 holding the old advisory lock key: %v", err)
 	}
-	if _, err := c2.Heartbeat(ctx, 0); err != nil {
+	if _, err := c2.Heartbeat(ctx, 0, engine.JournalHead{}); err != nil {
 		t.Fatalf("k2's heartbeat: %v", err)
 	}
 	t.Logf("k2's look-up and heartbeat: %s", time.Since(start))
@@ -535,11 +535,11 @@ func (c *refusingCentral) PushSales(ctx context.Context, s []engine.FleetSale) (
 	return c.Client.PushSales(ctx, s)
 }
 
-func (c *refusingCentral) Heartbeat(ctx context.Context, backlog int) (time.Time, error) {
+func (c *refusingCentral) Heartbeat(ctx context.Context, backlog int, head engine.JournalHead) (time.Time, error) {
 	c.mu.Lock()
 	c.beats++
 	c.mu.Unlock()
-	return c.Client.Heartbeat(ctx, backlog)
+	return c.Client.Heartbeat(ctx, backlog, head)
 }
 
 // A kiosk whose claims the central refuses for now keeps selling what it

@@ -436,6 +436,12 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	if j.Head().Seq == 0 {
 		return fmt.Errorf("the journal %s is empty: nothing to recover from", d.Journal())
 	}
+	source := "printed earlier"
+	if want == nil && reason == "" {
+		if h, ok := c.centralAnchor(cen); ok { // a kiosk of a fleet: its central anchors its journal
+			want, source = &h, "its central anchored at an earlier sync"
+		}
+	}
 	var at *engine.JournalHead // the journal's entry at want's number
 	err = j.Entries(func(e engine.JournalEntry) error {
 		if want != nil && e.Seq == want.Seq {
@@ -452,16 +458,16 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 		return err
 	}
 	switch {
-	case anchored:
 	case want != nil && at == nil:
-		return fmt.Errorf("nothing was changed: the journal ends at entry %d, before the head %s printed earlier: "+
-			"its last %d entries are missing (cut off, or an older copy); restore a backup", j.Head().Seq, want, want.Seq-j.Head().Seq)
+		return fmt.Errorf("nothing was changed: the journal ends at entry %d, before the head %s %s: "+
+			"its last %d entries are missing (cut off, or an older copy); restore a backup", j.Head().Seq, want, source, want.Seq-j.Head().Seq)
 	case want != nil && *at != *want:
-		return fmt.Errorf("nothing was changed: the journal's entry %d is not the one printed earlier (%s here, %s printed): "+
-			"it was rewritten or comes from another kiosk; restore a backup", want.Seq, at, want)
-	case want == nil && reason == "":
+		return fmt.Errorf("nothing was changed: the journal's entry %d is not the one %s (%s here, %s there): "+
+			"it was rewritten or comes from another kiosk; restore a backup", want.Seq, source, at, want)
+	case anchored || want != nil:
+	case reason == "":
 		return errNoAnchor
-	case want == nil:
+	default:
 		logger.Warn().Str("reason", reason).Str("journal_head", j.Head().String()).Msg("recover: no anchor, on an attendant's override")
 	}
 	building := d.Store() + ".recovering"
@@ -502,6 +508,25 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 		return svc.RecordOperator(ctx, "cli", engine.ActionRecoverOverride,
 			fmt.Sprintf("store rebuilt from the journal up to entry %s with no anchor to check it against: %s", head, reason))
 	})
+}
+
+// centralAnchor is the journal head a fleet kiosk's central anchored at
+// its last heartbeat, if the central answers within 10 s and has one.
+func (c *call) centralAnchor(cen keyCentral) (engine.JournalHead, bool) {
+	a, ok := cen.(interface {
+		JournalAnchor(context.Context) (engine.JournalHead, error)
+	})
+	if !ok {
+		return engine.JournalHead{}, false
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+	defer cancel()
+	h, err := a.JournalAnchor(ctx)
+	if err != nil {
+		c.logger.Warn().AnErr("err", err).Msg("recover: the central did not give this kiosk's journal anchor")
+		return engine.JournalHead{}, false
+	}
+	return h, h.Seq > 0
 }
 
 // storeAnchors says whether the old store anchors the journal: it opens

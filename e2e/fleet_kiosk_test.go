@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -350,4 +351,58 @@ func TestFleetKioskRecoveredFromItsJournal(t *testing.T) {
 		t.Fatalf("central: %d sales, want 131", k.Sales)
 	}
 	centralAuditOK(t, db)
+}
+
+// A fleet kiosk's history rolled back by a shell (issue 36) is caught by
+// its central, which anchored its journal's head at every sync: a journal
+// cut at its tail with the store gone is refused by recover, which asks the
+// central; the data directory put back from an older copy, store and
+// journal together, is refused at its next sync, stops selling, and the
+// central's audit raises the alarm.
+func TestFleetKioskRollbackIsCaughtByItsCentral(t *testing.T) {
+	db := fleetCentral(t, 100)
+	url := fleetKiosk(t, db, "k1")
+	dir := t.TempDir()
+	mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "20")
+	mustKiosk(t, dir, url, "k1", "sync")
+	older := filepath.Join(t.TempDir(), "older")
+	if err := os.CopyFS(older, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "22")
+	mustKiosk(t, dir, url, "k1", "wallet", "payout", "--amount", "22")
+	mustKiosk(t, dir, url, "k1", "sync") // anchors the payout's entry
+
+	// The payout's journal line cut, the store gone: recover asks the central.
+	path := filepath.Join(dir, "journal", "journal.sfj")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "db")); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := kioskCLI(t, dir, url, "k1", "recover"); code != 1 || !strings.Contains(errOut, "its central anchored") {
+		t.Fatalf("recover of a cut journal: %d %q", code, errOut)
+	}
+
+	// The whole directory put back from before the payout.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(older, dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := kioskCLI(t, dir, url, "k1", "sync"); code != 1 || !strings.Contains(errOut, "journal") {
+		t.Fatalf("sync of a directory put back from an older copy: %d %q", code, errOut)
+	}
+	if _, errOut, code := kioskCLI(t, dir, url, "k1", "play", "--stake", "0,50"); code != 1 || !strings.Contains(errOut, "central refused this kiosk's journal head") {
+		t.Fatalf("a sale on the older copy: %d %q", code, errOut)
+	}
+	if out, _, code := centralCLI(t, db, "audit"); code != 1 || !strings.Contains(out, "kiosk k1: journal rolled back") {
+		t.Fatalf("central audit after the rollback: %d %s", code, out)
+	}
 }

@@ -42,6 +42,11 @@ var (
 	ErrClaimRefused = errors.New("fleet: claim refused by the central for now")
 	// ErrPushRefused: a push larger (rows or bytes) than the central takes.
 	ErrPushRefused = errors.New("fleet: push refused by the central: too large")
+	// ErrJournalBehind: the central anchored a later journal head for
+	// this kiosk at an earlier heartbeat than the one it reports now (or
+	// the same entry with another hash): its history was rolled back or
+	// rewritten. The kiosk stops selling; the central's audit lists it.
+	ErrJournalBehind = errors.New("fleet: the journal is behind the head the central anchored for this kiosk")
 )
 
 // Pack is a range of positions [First, First+Count) of one block, handed to
@@ -167,10 +172,15 @@ type Central interface {
 	// kiosk. It returns the voided remainder's serial ("" when nothing
 	// remained).
 	ReleasePack(ctx context.Context, serial string, from uint32) (string, error)
-	// Heartbeat tells the central the kiosk is alive and how many of its
-	// sales and movements the central lacks (backlog); it returns the
-	// central's clock.
-	Heartbeat(ctx context.Context, backlog int) (time.Time, error)
+	// Heartbeat tells the central the kiosk is alive, how many of its
+	// sales and movements the central lacks (backlog) and its journal's
+	// head, which the central anchors; it returns the central's clock, or
+	// ErrJournalBehind for a head behind the one anchored before.
+	Heartbeat(ctx context.Context, backlog int, head JournalHead) (time.Time, error)
+	// JournalAnchor is the last journal head the central anchored for
+	// this kiosk (zero before its first heartbeat): what recover checks a
+	// journal against when the store is lost.
+	JournalAnchor(ctx context.Context) (JournalHead, error)
 	// FleetView is the fleet as support staff watch it (counts only).
 	FleetView(ctx context.Context) (FleetView, error)
 	// LookupTicket finds a sold unit of the fleet.

@@ -164,7 +164,7 @@ func (f *Fleet) close() {
 	}
 	ctx, cancel := context.WithTimeout(f.loop.parent, finalPush)
 	defer cancel()
-	if err := f.Sync(ctx); err != nil {
+	if err := f.pushAll(ctx); err != nil {
 		f.w.log.Warn().AnErr("err", err).Msg("backlog left for the next start")
 	}
 }

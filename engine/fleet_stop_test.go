@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -77,8 +79,12 @@ func (c *hangingCentral) ReleasePack(ctx context.Context, _ string, _ uint32) (s
 	return "", c.wait(ctx)
 }
 
-func (c *hangingCentral) Heartbeat(ctx context.Context, _ int) (time.Time, error) {
+func (c *hangingCentral) Heartbeat(ctx context.Context, _ int, _ engine.JournalHead) (time.Time, error) {
 	return time.Now(), c.wait(ctx)
+}
+
+func (c *hangingCentral) JournalAnchor(ctx context.Context) (engine.JournalHead, error) {
+	return engine.JournalHead{}, c.wait(ctx)
 }
 
 func (c *hangingCentral) FleetView(ctx context.Context) (engine.FleetView, error) {
@@ -107,7 +113,7 @@ func (c *hangingCentral) applied() int {
 }
 
 // openKiosk opens a fleet kiosk on store against c; ctx is the program's.
-func openKiosk(t *testing.T, ctx context.Context, store *memstore.Store, c *hangingCentral) *engine.Service {
+func openKiosk(t *testing.T, ctx context.Context, store *memstore.Store, c engine.Central) *engine.Service {
 	t.Helper()
 	svc, err := engine.NewService(ctx, store, engine.Config{Emission: 1, BlocksPerStake: 1,
 		Fleet: &engine.FleetConfig{Central: c, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 10 * time.Millisecond}}, zerolog.Nop())
@@ -185,5 +191,31 @@ func TestFleetStopCancelsTheRoundInFlight(t *testing.T) {
 				t.Fatalf("after the restart the central has %d movements, want %d; backlog %d", c.applied(), want, st.Backlog)
 			}
 		})
+	}
+}
+
+// rolledBackCentral refuses every heartbeat's journal head, as the central
+// does for a head behind the one it anchored (migrations/0006).
+type rolledBackCentral struct{ *hangingCentral }
+
+func (rolledBackCentral) Heartbeat(context.Context, int, engine.JournalHead) (time.Time, error) {
+	return time.Time{}, fmt.Errorf("heartbeat: %w", engine.ErrJournalBehind)
+}
+
+// A kiosk whose central refuses its journal head stops selling and says
+// why: its history was rolled back behind what it reported before.
+func TestFleetKioskBehindItsAnchorStopsSelling(t *testing.T) {
+	svc := openKiosk(t, context.Background(), memstore.New(), rolledBackCentral{newHangingCentral()})
+	defer svc.Close()
+	for start := time.Now(); svc.Health() == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("still in service after the central refused its journal head")
+		}
+	}
+	if err := svc.Health(); !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), "central refused this kiosk's journal head") {
+		t.Fatalf("health: %v", err)
+	}
+	if _, err := svc.Credit(ctx, "alice", 100, "test"); !errors.Is(err, engine.ErrOutOfService) {
+		t.Fatalf("a credit behind the anchor: %v", err)
 	}
 }

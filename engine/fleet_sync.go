@@ -168,13 +168,23 @@ func (l *syncLoop) round(ctx context.Context) (err error) {
 	return l.heartbeat(ctx)
 }
 
-// heartbeat tells the central, once per SyncEvery, that the kiosk lives and
-// what it has not pushed yet: what support staff see of it (FleetView).
+// heartbeat tells the central, once per SyncEvery, that the kiosk lives.
 func (l *syncLoop) heartbeat(ctx context.Context) error {
-	f := l.f
-	if f.w.now().Sub(l.beat) < f.cfg.SyncEvery {
+	if l.f.w.now().Sub(l.beat) < l.f.cfg.SyncEvery {
 		return nil
 	}
+	if err := l.f.beat(ctx); err != nil {
+		return err
+	}
+	l.beat = l.f.w.now()
+	return nil
+}
+
+// beat tells the central that the kiosk lives, what it has not pushed yet
+// (what support staff see of it: FleetView) and its journal's head, which
+// the central anchors: a head behind the one it anchored before is
+// refused, and the kiosk goes out of service (ErrJournalBehind).
+func (f *Fleet) beat(ctx context.Context) error {
 	var backlog int
 	err := f.w.view(ctx, func(tx ReadTx) error {
 		st, err := readFleetState(tx)
@@ -184,19 +194,39 @@ func (l *syncLoop) heartbeat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.cfg.Central.Heartbeat(ctx, backlog); err != nil {
+	f.w.mu.Lock()
+	head := f.w.jhead
+	f.w.mu.Unlock()
+	_, err = f.cfg.Central.Heartbeat(ctx, backlog, head)
+	if errors.Is(err, ErrJournalBehind) {
+		f.w.mu.Lock()
+		err = f.w.outOfService(false, fmt.Sprintf("the central refused this kiosk's journal head %s: it anchored a later one "+
+			"(or another entry %d) at an earlier sync: the journal was cut or the data directory replaced by an older copy; "+
+			"the central's audit lists the alarm", head, head.Seq))
+		f.w.mu.Unlock()
+	}
+	if err != nil {
 		return err
 	}
-	l.beat = f.w.now()
 	return f.touch(ctx)
 }
 
 // Sync pushes every movement (and the sales among them) the central does
-// not have yet, in batches, then returns the remainders released.
+// not have yet, in batches, returns the remainders released, and sends a
+// heartbeat (the journal's head anchored).
 func (f *Fleet) Sync(ctx context.Context) error {
 	if f.cfg.Central == nil {
 		return ErrNeedsCentral
 	}
+	if err := f.pushAll(ctx); err != nil {
+		return err
+	}
+	return f.beat(ctx) // the journal's head anchored at once
+}
+
+// pushAll pushes what the central lacks and returns the remainders
+// released: what a closing kiosk hands over before it exits.
+func (f *Fleet) pushAll(ctx context.Context) error {
 	f.pushMu.Lock()
 	_, err := f.push(ctx, -1)
 	f.pushMu.Unlock()
