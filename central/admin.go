@@ -439,6 +439,22 @@ func collectSale(rows pgx.Rows, t engine.Ticket) (engine.FleetSale, error) {
 // is sold or voided (migrations/0002).
 const closeIfDoneSQL = "SELECT sf_close_if_done($1)"
 
+// Reanchor accepts kiosk's journal as it now is, for reason: a kiosk
+// restored from an older backup on purpose, whose head the central
+// refused as a rollback (migrations/0006). Its next heartbeat anchors
+// anew; the alarms it raised are resolved (kept, with who and why). It
+// returns how many alarms it resolved.
+func (a *Admin) Reanchor(ctx context.Context, kiosk, reason string) (int, error) {
+	if strings.TrimSpace(reason) == "" {
+		return 0, errors.New("central: re-anchoring a kiosk needs a reason")
+	}
+	var n int
+	if err := a.pool.QueryRow(ctx, "SELECT sf_reanchor($1, $2)", kiosk, reason).Scan(&n); err != nil {
+		return 0, fmt.Errorf("re-anchor kiosk %s: %w", kiosk, err)
+	}
+	return n, nil
+}
+
 // VoidPack voids a pack whose kiosk is lost: its unsold positions will never
 // be sold, and count as voided for the block's closure. Sales of the pack
 // the central already holds stay sold; any pushed later are conflicts.

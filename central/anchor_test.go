@@ -58,4 +58,19 @@ func TestJournalAnchoredAtHeartbeats(t *testing.T) {
 		!strings.Contains(alarms[0], "anchored entry 5:a5") {
 		t.Fatalf("audit findings %q", rep.Findings)
 	}
+
+	// Staff accept the journal as it is (a kiosk restored on purpose):
+	// the alarms are resolved, the next heartbeat anchors anew.
+	if n, err := f.admin.Reanchor(ctx, "k1", "restored from the backup of Monday"); err != nil || n != 3 {
+		t.Fatalf("reanchor: %d %v", n, err)
+	}
+	if _, err := k1.Heartbeat(ctx, 0, head(4, 0x44)); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := f.admin.Audit(ctx); err != nil || !rep.OK {
+		t.Fatalf("audit after the re-anchor: %q %v", rep.Findings, err)
+	}
+	if _, err := f.admin.Reanchor(ctx, "k9", "no such kiosk"); err == nil {
+		t.Fatal("re-anchored a kiosk that does not exist")
+	}
 }

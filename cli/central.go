@@ -317,6 +317,21 @@ func centralVoidFlags(fs *flag.FlagSet) func(*call) error {
 	}
 }
 
+func centralReanchorFlags(fs *flag.FlagSet) func(*call) error {
+	reason := fs.String("reason", "", "required: `TEXT` saying why the kiosk's journal went back (kept with its alarms)")
+	return func(c *call) error {
+		if strings.TrimSpace(*reason) == "" {
+			return usageError{errors.New("say why with --reason TEXT")}
+		}
+		n, err := c.admin.Reanchor(c.ctx, c.args[0], *reason)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(c.out, "kiosk %s re-anchored: its next sync anchors its journal anew; %d alarms resolved\n", c.args[0], n)
+		return err
+	}
+}
+
 // errFleetFindings makes `central audit` exit non-zero.
 var errFleetFindings = errors.New("the fleet audit has findings")
 

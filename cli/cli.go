@@ -94,7 +94,7 @@ type call struct {
 // shared are the flags every command takes, before or after its name.
 type shared struct {
 	data, config, central, kioskID, db string
-	passphraseFile                     string
+	centralFile, passphraseFile        string
 	set                                map[string]bool // the shared flags given
 }
 
@@ -104,7 +104,8 @@ type shared struct {
 func (s *shared) declare(fs *flag.FlagSet) {
 	fs.StringVar(&s.data, "data", s.data, "data directory")
 	fs.StringVar(&s.config, "config", s.config, "settings file (TOML); default $XDG_CONFIG_HOME/starfortune/starfortune.toml when it exists")
-	fs.StringVar(&s.central, "central", s.central, "a kiosk of a fleet: the central's connection string (beats the settings file's [central] url)")
+	fs.StringVar(&s.central, "central", s.central, "a kiosk of a fleet: the central's connection string, without a password (beats the settings file's [central] url)")
+	fs.StringVar(&s.centralFile, "central-file", s.centralFile, "a kiosk of a fleet: the central's connection string, read from `FILE` (mode 600; beats "+centralFileEnv+" and the settings file)")
 	fs.StringVar(&s.kioskID, "kiosk-id", s.kioskID, "a kiosk of a fleet: its id at the central (beats the settings file's kiosk_id)")
 	fs.StringVar(&s.db, "db", s.db, "central commands: the central's connection string, as its owner")
 	fs.StringVar(&s.passphraseFile, "passphrase-file", s.passphraseFile, "the data directory's passphrase, read from `FILE` (beats "+passphraseEnv+"; without either, asked on the terminal)")
@@ -133,6 +134,9 @@ type usageError struct{ error }
 // returns the exit status: 0, 1 for an error, 2 for a mistake in the
 // command line.
 func Main(args []string, p Program) int {
+	// Every file and directory the program makes is its user's alone: the
+	// keyring, the store, the journal, the logs, backups and exports.
+	syscall.Umask(0o077)
 	if p.Stdin == nil {
 		p.Stdin = os.Stdin
 	}
@@ -295,6 +299,40 @@ func open(cmd *command, c *call, p Program, run func(*call) error) error {
 	return err
 }
 
+// centralFileEnv names a file holding a kiosk's connection string to its
+// central, as systemd's LoadCredential= provides one.
+const centralFileEnv = "STARFORTUNE_CENTRAL_FILE"
+
+// errPasswordInArgs is --central with a password, which every local user
+// would read in ps.
+var errPasswordInArgs = errors.New("--central: this connection string holds a password, which every user of the machine reads " +
+	"in the process list: put it in a file of mode 600 given with --central-file FILE or " + centralFileEnv +
+	"=FILE (systemd: LoadCredential=), or in the settings file's [central] url (mode 600)")
+
+// centralURL sets the central's connection string from the command line
+// or a file of its own, over the settings file's.
+func centralURL(sh *shared, conf *config.Config) error {
+	file := sh.centralFile
+	if file == "" {
+		file = os.Getenv(centralFileEnv)
+	}
+	switch {
+	case sh.set["central"] && sh.set["central-file"]:
+		return usageError{errors.New("give --central or --central-file, not both")}
+	case sh.set["central"] && config.HoldsPassword(sh.central):
+		return usageError{errPasswordInArgs}
+	case sh.set["central"]:
+		conf.CentralURL = sh.central
+	case file != "":
+		url, err := config.ReadCentralFile(file)
+		if err != nil {
+			return err
+		}
+		conf.CentralURL = url
+	}
+	return nil
+}
+
 // settings reads the settings file and lets the shared flags beat it.
 func (c *call) settings() error {
 	sh := c.shared
@@ -308,8 +346,8 @@ func (c *call) settings() error {
 	if sh.set["data"] {
 		conf.DataDir = sh.data
 	}
-	if sh.set["central"] {
-		conf.CentralURL = sh.central
+	if err := centralURL(sh, &conf); err != nil {
+		return err
 	}
 	if sh.set["kiosk-id"] {
 		if err := config.CheckKiosk(sh.kioskID); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -295,5 +296,61 @@ func decrypt(t *testing.T, dir string) {
 	cleardata.Decrypt(t, d.Store(), keys.Current().Badger(), d.Journal(), journalKeys(keys))
 	if err := os.Remove(d.Keyring()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// What a command makes in a data directory is its user's alone: files
+// mode 600, directories 700, whatever the umask it was started with.
+func TestDataDirectoryIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	dir := filepath.Join(t.TempDir(), "kiosk")
+	mustRun(t, "--data", dir, "play", "--stake", "1", "--n", "3")
+	mustRun(t, "--data", dir, "backup", filepath.Join(dir, "b.sfbak"))
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if m := info.Mode().Perm(); m&0o077 != 0 {
+			t.Errorf("%s: mode %04o, readable beyond its owner", path, m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A kiosk's password to its central never goes on the command line, where
+// ps shows it: --central with one is refused; a file of its own (mode 600)
+// or the settings file carries it.
+func TestCentralPasswordNeverOnTheCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	const url = "host=/nonexistent dbname=sf user=k1 password=s3cret connect_timeout=1"
+	var out, stderr bytes.Buffer
+	if code := run([]string{"--data", dir, "--central", url, "--kiosk-id", "k1", "sync", "--status"}, &out, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "--central-file") || strings.Contains(stderr.String(), "s3cret") {
+		t.Fatalf("--central with a password: %d %q", code, stderr.String())
+	}
+	file := filepath.Join(t.TempDir(), "central.url")
+	if err := os.WriteFile(file, []byte(url+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(file, 0o644) // whatever the umask
+	stderr.Reset()
+	if code := run([]string{"--data", dir, "--central-file", file, "--kiosk-id", "k1", "sync", "--status"}, &out, &stderr); code != 2 ||
+		!strings.Contains(stderr.String(), "chmod 600 "+file) {
+		t.Fatalf("a central file readable by others: %d %q", code, stderr.String())
+	}
+	os.Chmod(file, 0o600)
+	stderr.Reset()
+	t.Setenv(centralFileEnv, file)
+	code := run([]string{"--data", dir, "--kiosk-id", "k1", "sync", "--status"}, &out, &stderr)
+	if strings.Contains(stderr.String(), "chmod") || strings.Contains(stderr.String(), "central file") || strings.Contains(stderr.String(), "s3cret") {
+		t.Fatalf("a private central file: %d %q", code, stderr.String())
 	}
 }

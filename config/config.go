@@ -165,6 +165,11 @@ func Load(path, langFlag string, getenv func(string) string) (Config, error) {
 		if cfg, err = parse(path, data, cfg); err != nil {
 			return cfg, err
 		}
+		if HoldsPassword(cfg.CentralURL) {
+			if err := CheckPrivate(path); err != nil {
+				return cfg, &Error{File: path, Field: "central.url", Msg: err.Error()}
+			}
+		}
 	}
 	switch langFlag {
 	case "":

@@ -369,3 +369,42 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestHoldsPassword(t *testing.T) {
+	for conn, want := range map[string]bool{
+		"host=/run/postgresql dbname=starfortune user=k1":               false,
+		"host=c.example dbname=sf user=k1 password=s3cret":              true,
+		"password='a b' host=x":                                         true,
+		"host=x passfile=/etc/pgpass":                                   false,
+		"postgres://k1:s3cret@central.example/starfortune":              true,
+		"postgresql://k1@central.example/starfortune?password=s3cret":   true,
+		"postgres://k1@central.example/starfortune?sslmode=verify-full": false,
+	} {
+		if got := config.HoldsPassword(conn); got != want {
+			t.Errorf("HoldsPassword(%q) = %v, want %v", conn, got, want)
+		}
+	}
+}
+
+// A settings file that holds the central's password must be its owner's
+// alone: readable by others, it is refused, naming the file and the fix.
+func TestSettingsFileWithAPasswordIsPrivate(t *testing.T) {
+	path := writeConfig(t, "[central]\nurl = \"host=c.example user=k1 password=s3cret\"\n")
+	if _, err := load(path); err != nil {
+		t.Fatalf("mode 600: %v", err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := load(path)
+	var cerr *config.Error
+	if !errors.As(err, &cerr) || cerr.Field != "central.url" || !strings.Contains(err.Error(), "chmod 600 "+path) {
+		t.Fatalf("mode 644: %v", err)
+	}
+	// Without a password (peer or certificate authentication) any mode will do.
+	open := writeConfig(t, "[central]\nurl = \"host=/run/postgresql user=k1\"\n")
+	os.Chmod(open, 0o644)
+	if _, err := load(open); err != nil {
+		t.Fatalf("no password, mode 644: %v", err)
+	}
+}

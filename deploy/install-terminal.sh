@@ -49,8 +49,11 @@ if [ -f "$here/../docs/terminal.md" ]; then
 fi
 
 # The settings: the example, its data directory the service's. Readable by
-# the account (a fleet kiosk's holds its central's password), never
-# writable by it. An existing file is kept.
+# the account, never writable by it, and holding no secret: a fleet kiosk's
+# connection string (with its password) goes to /etc/starfortune/central.url,
+# mode 600, handed over as a credential (docs/terminal.md); the program
+# refuses a settings file with a password that others may read. An existing
+# file is kept.
 conf=$root/etc/starfortune/starfortune.toml
 if [ ! -e "$conf" ]; then
 	install -d -m 755 "$root/etc/starfortune"

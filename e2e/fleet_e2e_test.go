@@ -44,8 +44,8 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command(starfortune(t), "--data", dirs[id], "--central", urls[id], "--kiosk-id", id,
-				"play", "--stake", "0.5", "--n", fmt.Sprint(size), "--batch", "2048")
+			cmd := exec.Command(starfortune(t), append(append([]string{"--data", dirs[id]}, centralFlag(urls[id], id)...),
+				"play", "--stake", "0.5", "--n", fmt.Sprint(size), "--batch", "2048")...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			err := cmd.Run()

@@ -39,7 +39,7 @@ func newKioskProc(t *testing.T, db, id string) *kioskProc {
 // to url) and keeps what it prints. It returns the child's stderr and how
 // it ended.
 func (k *kioskProc) play(url string, args ...string) (string, error) {
-	cmd := exec.Command(k.bin, append([]string{"--data", k.dir, "--central", url, "--kiosk-id", k.id, "play", "--json"}, args...)...)
+	cmd := exec.Command(k.bin, append(append([]string{"--data", k.dir}, centralFlag(url, k.id)...), append([]string{"play", "--json"}, args...)...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -54,7 +55,29 @@ func fleetKiosk(t *testing.T, db, id string) string {
 // kioskCLI runs the command line of kiosk id connected to url.
 func kioskCLI(t *testing.T, dir, url, id string, args ...string) (string, string, int) {
 	t.Helper()
-	return cli(t, dir, append([]string{"--central", url, "--kiosk-id", id}, args...)...)
+	return cli(t, dir, append(centralFlag(url, id), args...)...)
+}
+
+var centralFiles sync.Map // connection string → the file holding it
+
+// centralFlag is how a kiosk is given its central and its id: the
+// connection string, which holds the kiosk's password, in a file of mode
+// 600 (--central-file), as a service manager's credential would be; the
+// program refuses it on the command line, where ps shows it.
+func centralFlag(url, id string) []string {
+	path, ok := centralFiles.Load(url)
+	if !ok {
+		f, err := os.CreateTemp(buildDir, "central-*.url") // mode 600
+		if err == nil {
+			_, err = f.WriteString(url + "\n")
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			panic(err) // the run's own temporary directory
+		}
+		path, _ = centralFiles.LoadOrStore(url, f.Name())
+	}
+	return []string{"--central-file", path.(string), "--kiosk-id", id}
 }
 
 func mustKiosk(t *testing.T, dir, url, id string, args ...string) string {
@@ -200,8 +223,10 @@ func TestFleetKioskRelease(t *testing.T) {
 	mustKiosk(t, dir1, url1, "k1", "audit")
 }
 
-// A kiosk restored from a backup older than what the central knows asks
-// the central first and never sells those positions again.
+// A kiosk restored from a backup older than what the central knows is
+// refused by its central (its journal went back: a rollback, as far as
+// anyone can tell) until staff re-anchor it, saying why; it then asks the
+// central first and never sells those positions again.
 func TestFleetKioskRestoredFromOldBackup(t *testing.T) {
 	db := fleetCentral(t, 100)
 	url := fleetKiosk(t, db, "k1")
@@ -212,6 +237,16 @@ func TestFleetKioskRestoredFromOldBackup(t *testing.T) {
 	after := decodeSales(t, mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "30", "--json"))
 	restored := t.TempDir()
 	mustCLI(t, restored, "restore", backup)
+	if _, errOut, code := kioskCLI(t, restored, url, "k1", "play", "--stake", "0,50", "--n", "10"); code != 1 || !strings.Contains(errOut, "journal head") {
+		t.Fatalf("the restored kiosk before it is re-anchored: %d %q", code, errOut)
+	}
+	if out, _, code := centralCLI(t, db, "audit"); code != 1 || !strings.Contains(out, "journal rolled back") {
+		t.Fatalf("central audit before the re-anchor: %d %s", code, out)
+	}
+	if out, errOut, code := centralCLI(t, db, "kiosk", "reanchor", "k1", "--reason", "disk replaced, restored from the backup"); code != 0 ||
+		!strings.Contains(out, "1 alarms resolved") {
+		t.Fatalf("reanchor: %d %s%s", code, out, errOut)
+	}
 	again := decodeSales(t, mustKiosk(t, restored, url, "k1", "play", "--stake", "0,50", "--n", "10", "--json"))
 	sold := map[string]bool{}
 	for _, s := range after {
@@ -243,8 +278,8 @@ func TestFleetKioskKilledDuringSync(t *testing.T) {
 	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "200000")
 	printed := map[string]bool{}
 	for round := range 4 {
-		cmd := exec.Command(starfortune(t), "--data", dir, "--central", url, "--kiosk-id", "k1",
-			"play", "--stake", "0.5", "--n", "100000", "--batch", fmt.Sprint(1+rand.IntN(40)), "--json")
+		cmd := exec.Command(starfortune(t), append(append([]string{"--data", dir}, centralFlag(url, "k1")...),
+			"play", "--stake", "0.5", "--n", "100000", "--batch", fmt.Sprint(1+rand.IntN(40)), "--json")...)
 		stdout, _ := cmd.StdoutPipe()
 		var stderr safeBuffer
 		cmd.Stderr = &stderr

@@ -239,7 +239,7 @@ func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	display := xvfb(t)
 	home := t.TempDir()
 	out := &safeBuffer{}
-	win := exec.Command(k.bin, "--data", k.dir, "--central", url, "--kiosk-id", k.id)
+	win := exec.Command(k.bin, append([]string{"--data", k.dir}, centralFlag(url, k.id)...)...)
 	win.Env = append(os.Environ(), "HOME="+home, "DISPLAY="+display, "LANG=C.UTF-8")
 	win.Stdout, win.Stderr = out, out
 	if err := win.Start(); err != nil {

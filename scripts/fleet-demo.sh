@@ -69,6 +69,7 @@ for k in k1 k2; do
 	url=$(central kiosk add "$k" --json | sed -n 's/.*"url":"\([^"]*\)".*/\1/p')
 	mkdir -p "$dir/$k"
 	# Windowed (no --fullscreen): the demo's windows sit side by side.
+	install -m 600 /dev/null "$dir/$k.toml" # it holds the kiosk's password
 	printf 'kiosk_id = "%s"\n[central]\nurl = "%s"\n' "$k" "$url" >"$dir/$k.toml"
 	printf '%s\n%s\n' "$pin" "$pin" | "$bin" --config "$dir/$k.toml" --data "$dir/$k" operator set-pin >/dev/null
 done

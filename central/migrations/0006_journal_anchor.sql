@@ -20,7 +20,11 @@ CREATE TABLE journal_alarms (
 	anchored_seq  bigint NOT NULL,
 	anchored_hash bytea,
 	reported_seq  bigint NOT NULL,
-	reported_hash bytea
+	reported_hash bytea,
+	-- Staff who re-anchored the kiosk (central kiosk reanchor: a kiosk
+	-- restored from a backup on purpose) and why; the audit lists the
+	-- alarms not yet resolved.
+	resolved      text
 );
 REVOKE ALL ON journal_alarms FROM PUBLIC;
 
@@ -43,7 +47,8 @@ BEGIN
 		INSERT INTO journal_alarms (kiosk, anchored_seq, anchored_hash, reported_seq, reported_hash)
 		SELECT k, kr.journal_seq, kr.journal_hash, p_journal_seq, p_journal_hash
 		 WHERE NOT EXISTS (SELECT 1 FROM journal_alarms a WHERE a.kiosk = k AND a.anchored_seq = kr.journal_seq
-		                      AND a.reported_seq = p_journal_seq AND a.reported_hash IS NOT DISTINCT FROM p_journal_hash);
+		                      AND a.reported_seq = p_journal_seq AND a.reported_hash IS NOT DISTINCT FROM p_journal_hash
+		                      AND a.resolved IS NULL);
 		UPDATE kiosks SET last_seen = now() WHERE id = k;
 		RETURN NULL; -- the kiosk reads NULL as the refusal (a RAISE would undo the alarm)
 	END IF;
@@ -66,3 +71,24 @@ DO $$
 BEGIN
 	EXECUTE format('GRANT EXECUTE ON FUNCTION heartbeat(int, bigint, bytea), journal_anchor() TO %I', current_database() || '_kiosk');
 END $$;
+
+-- sf_reanchor is staff accepting a kiosk's journal as it now is (the
+-- owner's: central kiosk reanchor): a kiosk restored from an older backup
+-- on purpose. Its anchor is forgotten, its next heartbeat anchors anew,
+-- and its open alarms are marked resolved with who and why.
+CREATE FUNCTION sf_reanchor(p_kiosk text, p_reason text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+	IF coalesce(btrim(p_reason), '') = '' THEN
+		RAISE EXCEPTION 're-anchoring a kiosk needs a reason';
+	END IF;
+	UPDATE kiosks SET journal_seq = 0, journal_hash = NULL, journal_at = now() WHERE id = p_kiosk;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'no kiosk %', p_kiosk;
+	END IF;
+	UPDATE journal_alarms SET resolved = format('re-anchored by %s on %s: %s', session_user, now(), p_reason)
+	 WHERE kiosk = p_kiosk AND resolved IS NULL;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n;
+END $$;
+REVOKE ALL ON FUNCTION sf_reanchor(text, text) FROM PUBLIC;
