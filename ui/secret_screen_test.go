@@ -33,8 +33,8 @@ func texts(c fyne.Canvas) []string {
 // secret on a screen).
 func TestUnlockScreenNeverShowsThePassphrase(t *testing.T) {
 	const pass = "orme velo brume quartz"
-	k := ui.NewLockedKiosk(test.NewTempApp(t), func() (ui.Game, error) { return nil, fmt.Errorf("not reached") },
-		ui.Options{Unlock: func([]byte) error { return fmt.Errorf("unlock: %w", engine.ErrWrongPassphrase) }})
+	k := ui.NewOpening(test.NewTempApp(t), ui.Options{})
+	k.Terminal().Locked(func([]byte) error { return fmt.Errorf("unlock: %w", engine.ErrWrongPassphrase) })
 	c := k.Window().Canvas()
 	entry, ok := c.Focused().(*widget.Entry)
 	if !ok {
