@@ -180,3 +180,47 @@ func clearJournal(t *testing.T, dir string, sealed []byte) []byte {
 	}
 	return b
 }
+
+// A restore writes nothing it has not checked: a backup member larger than
+// the free space (a compressed bomb: a small file declaring terabytes) is
+// refused before it is written, and a backup whose restored copy does not
+// audit clean (here its journal emptied: the store is ahead of it) is
+// refused after the audit of that copy; either way the data directory
+// holds nothing of it.
+func TestRestoreChecksBeforeAnythingMovesIn(t *testing.T) {
+	bomb := filepath.Join(t.TempDir(), "bomb.sfbak")
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: backupJournal, Mode: 0o600, Size: 1 << 50}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write(make([]byte, 4096)) // the rest would unpack from almost nothing
+	gz.Close()
+	if err := os.WriteFile(bomb, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := newData(t)
+	mustCLI(t, dir, "play", "--stake", "0,50", "--n", "5", "--json")
+	real := filepath.Join(t.TempDir(), "kiosk.sfbak")
+	mustCLI(t, dir, "backup", real)
+	names, data := members(t, real)
+	data[backupJournal] = nil
+	emptied := filepath.Join(t.TempDir(), "emptied.sfbak")
+	writeBackup(t, emptied, names, data)
+
+	for file, says := range map[string]string{bomb: "disk full", emptied: "journal"} {
+		restored := filepath.Join(t.TempDir(), "restored")
+		_, errOut, code := cli(t, restored, "restore", file)
+		if code != 1 || !strings.Contains(errOut, "nothing was restored") || !strings.Contains(errOut, says) {
+			t.Fatalf("restore %s: %d %q", filepath.Base(file), code, errOut)
+		}
+		entries, _ := os.ReadDir(restored)
+		for _, e := range entries {
+			if e.Name() != "logs" {
+				t.Errorf("restore %s left %s in the data directory", filepath.Base(file), e.Name())
+			}
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -167,8 +168,9 @@ func (p *partWriter) flush() error {
 // part; any other member ends the stream and is kept in next.
 type partReader struct {
 	tr    *tar.Reader
-	parts bool // the stream is in parts
-	n     int  // the part being read
+	dir   string // where the store is restored: each part must fit
+	parts bool   // the stream is in parts
+	n     int    // the part being read
 	next  *tar.Header
 	done  bool
 }
@@ -191,6 +193,9 @@ func (r *partReader) Read(b []byte) (int, error) {
 			return 0, err
 		}
 		if r.parts && h.Name == storePart(r.n+1) {
+			if err := roomFor(r.dir, h.Name, h.Size); err != nil {
+				return 0, err
+			}
 			r.n++
 			continue
 		}
@@ -209,39 +214,73 @@ func restoreRun(c *call) error {
 			return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", p)
 		}
 	}
-	// The backup is restored beside its places and moved in once whole,
-	// so that a restore cut short (a power cut) leaves no store that
-	// opens with part of the backup. Copies left by one are started over.
-	r := restoring{store: d.Store() + ".restoring", journal: d.Journal() + ".restoring", keyring: d.Keyring() + ".restoring"}
-	if err := r.remove(); err != nil {
+	// The backup is restored into a data directory of its own inside d,
+	// audited there, and moved in once whole and clean, so that a restore
+	// cut short (a power cut) leaves no store that opens with part of the
+	// backup, and a backup that does not audit clean restores nothing.
+	// What one cut short left is started over.
+	staged := DataDir(filepath.Join(string(d), ".restoring"))
+	if err := os.RemoveAll(string(staged)); err != nil {
 		return err
 	}
+	r := restoring{store: staged.Store(), journal: staged.Journal(), keyring: staged.Keyring()}
 	f, err := os.Open(args[0])
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := c.restoreFrom(f, r); err != nil {
-		r.remove()
-		return fmt.Errorf("restore %s: %w", args[0], err)
+	err = c.restoreFrom(f, r)
+	if err == nil {
+		err = c.auditStaged(staged)
+	}
+	if err != nil {
+		os.RemoveAll(string(staged))
+		return fmt.Errorf("restore %s: nothing was restored: %w", args[0], err)
 	}
 	// The keyring first, then the journal: cut between the journal and
 	// the store, the start finds the store behind its journal, says so,
 	// and recover rebuilds it.
+	if err := fsync.MkdirAll(filepath.Dir(d.Journal()), 0o750); err != nil {
+		return err
+	}
 	for _, m := range [][2]string{{r.keyring, d.Keyring()}, {r.journal, d.Journal()}, {r.store, d.Store()}} {
 		if err := fsync.Rename(m[0], m[1]); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
+	if err := os.RemoveAll(string(staged)); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
+	return err
+}
+
+// auditStaged opens the game on the restored copy where it lies and
+// audits it, printing the audit.
+func (c *call) auditStaged(staged DataDir) error {
+	data := c.data
+	c.data = staged
+	defer func() { c.data = data }()
 	return auditAfter(c, nil)
 }
 
-// restoring are the places a restore writes beside the data directory's.
+// restoring are the places a restore writes: a data directory's of its own.
 type restoring struct{ store, journal, keyring string }
 
-func (r restoring) remove() error {
-	return errors.Join(os.RemoveAll(r.store), os.RemoveAll(r.journal), os.RemoveAll(r.keyring))
+// roomFor refuses a backup member of size bytes that would not fit on the
+// filesystem of dir with the store's reserve left free: a backup's
+// declared sizes are checked before anything is written, so that a
+// compressed bomb (a small file that unpacks to terabytes) fills no disk.
+func roomFor(dir, name string, size int64) error {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return err
+	}
+	if free := int64(st.Bavail) * st.Bsize; size < 0 || size > free-storage.DefaultReserve {
+		return fmt.Errorf("%w: member %s holds %d bytes, the disk has %d free (less the %d kept in reserve)",
+			engine.ErrDiskFull, name, size, free, storage.DefaultReserve)
+	}
+	return nil
 }
 
 // restoreFrom restores the backup f into r's places: its keyring unlocked
@@ -331,13 +370,16 @@ func (c *call) restoreTar(src io.Reader, keys keyring.Keys, r restoring, clearJo
 			}
 		}
 		name := h.Name
+		if err := roomFor(filepath.Dir(r.store), name, h.Size); err != nil {
+			return err
+		}
 		switch {
 		case seen[name]:
 			err = fmt.Errorf("a second member %q", name)
 		case name == backupStore && seen[storePart(0)], name == storePart(0) && seen[backupStore]:
 			err = errors.New("a second copy of the store")
 		case name == backupStore, name == storePart(0):
-			parts := &partReader{tr: tr, parts: name == storePart(0)}
+			parts := &partReader{tr: tr, dir: filepath.Dir(r.store), parts: name == storePart(0)}
 			err = storage.Restore(r.store, parts, keys.Current().Badger(), c.logger)
 			next = parts.next
 		case name == backupJournal:
