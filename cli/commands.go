@@ -23,6 +23,8 @@ var commands = []command{
 	{name: "audit", help: "verify blocks, history, wallets and journal; exit 1 on any finding", needs: needsGame, json: true, flags: noFlags(auditRun)},
 	{name: "report", help: "per block: sold, left, paid and payout against the table", needs: needsGame, json: true, flags: reportFlags},
 	{name: "operator set-pin", help: "set the operator PIN (asked twice, never on the command line)", needs: needsGame, flags: noFlags(setPINRun)},
+	{name: "operator status", help: "the operator PIN: set, meeting the rule or not, and the lockout in force", needs: needsGame, json: true, flags: noFlags(pinStatusRun)},
+	{name: "operator unlock", help: "end the operator panel's lockout after wrong PINs (recorded in the operator log)", needs: needsGame, flags: noFlags(unlockRun)},
 	{name: "operator log", help: "the operator log, newest first", needs: needsGame, json: true, flags: operatorLogFlags},
 	{name: "backup", args: "FILE", min: 1, max: 1, help: "write the store and the journal to a new backup file", needs: needsGame, flags: noFlags(backupRun)},
 	{name: "restore", args: "FILE", min: 1, max: 1, help: "restore a backup into an empty data directory", needs: needsData, flags: noFlags(restoreRun)},

@@ -52,8 +52,15 @@ func blockReportJSON(b engine.BlockStatus) any {
 
 func setPINRun(c *call) error {
 	ctx, svc, out := c.ctx, c.svc, c.out
+	before, err := svc.PINStatus(ctx)
+	if err != nil {
+		return err
+	}
+	if before.Weak != nil {
+		fmt.Fprintf(c.stderr, "starfortune: the operator PIN in force must be changed: %s\n", before.Weak.Reason())
+	}
 	read := readPINs(c.stdin, c.stderr)
-	pin, err := read("Nouveau code PIN opérateur (4 à 12 chiffres) : ")
+	pin, err := read(fmt.Sprintf("Nouveau code PIN opérateur (%d à %d chiffres) : ", engine.PINMinDigits, engine.PINMaxDigits))
 	if err != nil {
 		return err
 	}
@@ -70,8 +77,80 @@ func setPINRun(c *call) error {
 	if err := svc.SetPIN(ctx, actorCLI, pin); err != nil {
 		return err
 	}
+	if before.Locked != nil {
+		_, err = fmt.Fprintf(out, "operator PIN set; it ends the operator panel's %s\n", before.Locked.Describe())
+		return err
+	}
 	_, err = fmt.Fprintln(out, "operator PIN set")
 	return err
+}
+
+// unlockRun ends the operator panel's lockout: the only way out of its
+// last level besides a new PIN.
+func unlockRun(c *call) error {
+	before, err := c.svc.PINStatus(c.ctx)
+	if err != nil {
+		return err
+	}
+	ended, err := c.svc.Unlock(c.ctx, actorCLI)
+	switch {
+	case err != nil:
+		return err
+	case ended != nil:
+		_, err = fmt.Fprintf(c.out, "operator access unlocked: ended %s; wrong PINs start again from the first lockout\n", ended.Describe())
+	case before.Failures > 0 || before.Level > 0:
+		_, err = fmt.Fprintf(c.out, "no lockout in force; cleared %d wrong PINs and %d lockouts in a row\n", before.Failures, before.Level)
+	default:
+		_, err = fmt.Fprintln(c.out, "no lockout in force: nothing to unlock")
+	}
+	return err
+}
+
+// pinStatusRun says whether the operator PIN is set and meets the rule,
+// and the lockout in force.
+func pinStatusRun(c *call) error {
+	st, err := c.svc.PINStatus(c.ctx)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		j := struct {
+			Set              bool    `json:"pin_set"`
+			Notice           string  `json:"pin_notice,omitempty"`
+			Locked           bool    `json:"locked"`
+			Level            int     `json:"lockout_level,omitempty"`
+			RemainingSeconds float64 `json:"remaining_seconds,omitempty"`
+			UntilUnlock      bool    `json:"until_unlock,omitempty"`
+			Failures         int     `json:"wrong_pins"`
+			Lockouts         int     `json:"lockouts_in_a_row"`
+		}{Set: st.Set, Locked: st.Locked != nil, Failures: st.Failures, Lockouts: st.Level}
+		if st.Weak != nil {
+			j.Notice = st.Weak.Reason()
+		}
+		if st.Locked != nil {
+			j.Level, j.RemainingSeconds, j.UntilUnlock = st.Locked.Level, st.Locked.Remaining.Seconds(), st.Locked.UntilUnlock
+		}
+		return json.NewEncoder(c.out).Encode(j)
+	}
+	switch {
+	case !st.Set:
+		fmt.Fprintln(c.out, "operator PIN: not set, the operator panel is disabled (starfortune operator set-pin)")
+	case st.Weak != nil:
+		fmt.Fprintf(c.out, "operator PIN: set, but CHANGE IT: %s (starfortune operator set-pin)\n", st.Weak.Reason())
+	default:
+		fmt.Fprintf(c.out, "operator PIN: set, %d to %d digits, not easy to guess\n", engine.PINMinDigits, engine.PINMaxDigits)
+	}
+	switch l := st.Locked; {
+	case l != nil && l.UntilUnlock:
+		fmt.Fprintf(c.out, "lockout: LOCKED (level %d) until starfortune operator unlock, or a new PIN\n", l.Level)
+	case l != nil:
+		fmt.Fprintf(c.out, "lockout: LOCKED (level %d of %d) for %s more of running time (starfortune operator unlock ends it)\n",
+			l.Level, engine.LockoutLevels, l.Remaining.Round(time.Second))
+	default:
+		fmt.Fprintf(c.out, "lockout: none; %d wrong PINs of %d before the next, %d lockouts since the last correct PIN\n",
+			st.Failures, engine.MaxPINFailures, st.Level)
+	}
+	return nil
 }
 
 // readPINs returns a reader of one PIN per call: from the terminal without

@@ -285,6 +285,14 @@ func wallet(c *call, action, player string, amountArg *string) error {
 
 func auditRun(c *call) error { return audit(c.ctx, c.svc, c.json, c.out) }
 
+// pinNotice is why the operator PIN in force must be changed, or "".
+func pinNotice(weak *engine.PINRuleError) string {
+	if weak == nil {
+		return ""
+	}
+	return weak.Reason()
+}
+
 func audit(ctx context.Context, svc *engine.Service, asJSON bool, out io.Writer) error {
 	rep, err := svc.Audit(ctx, nil)
 	if err != nil {
@@ -303,13 +311,17 @@ func audit(ctx context.Context, svc *engine.Service, asJSON bool, out io.Writer)
 			Findings    []string            `json:"findings"`
 			JournalHead string              `json:"journal_head"`
 			Unanchored  []operatorEventJSON `json:"unanchored_recoveries"`
-		}{rep.OK(), rep.Blocks, rep.Records, rep.Wallets, findings, rep.Head.String(), eventsJSON(rep.Unanchored)}); err != nil {
+			PINNotice   string              `json:"operator_pin_notice,omitempty"`
+		}{rep.OK(), rep.Blocks, rep.Records, rep.Wallets, findings, rep.Head.String(), eventsJSON(rep.Unanchored), pinNotice(rep.WeakPIN)}); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(out, "audit: %d blocks, %d history records, %d wallets checked\n", rep.Blocks, rep.Records, rep.Wallets)
 		for _, f := range rep.Findings {
 			fmt.Fprintf(out, "FINDING: %s\n", f)
+		}
+		if rep.WeakPIN != nil {
+			fmt.Fprintf(out, "NOTICE: operator PIN: %s: change it with starfortune operator set-pin\n", pinNotice(rep.WeakPIN))
 		}
 		printAnchor(out, rep.Head, rep.Unanchored)
 	}

@@ -50,7 +50,7 @@ func TestNothingBehindTheGame(t *testing.T) {
 	script := filepath.Join(filepath.Dir(filepath.Dir(file)), "deploy", "starfortune-session")
 
 	data, run := t.TempDir(), t.TempDir()
-	setPIN(t, data, "2468")
+	setPIN(t, data, "246813")
 	conf := filepath.Join(run, "starfortune.toml")
 	// No attract screen while the test runs; no sound card here.
 	if err := os.WriteFile(conf, []byte("idle_timeout = \"24h\"\n[sound]\nmute = true\n"), 0o600); err != nil {

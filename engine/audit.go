@@ -20,6 +20,9 @@ type AuditReport struct {
 	// nothing outside it vouched for (recover --override): an attendant's
 	// word, listed at every audit, never a finding.
 	Unanchored []OperatorEvent
+	// WeakPIN says why the operator PIN in force would be refused today
+	// (set under the former rule), or nil: a notice, never a finding.
+	WeakPIN *PINRuleError
 }
 
 // OK reports whether the audit found nothing wrong.
@@ -96,6 +99,9 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (A
 	}
 	if err := au.w.view(ctx, func(tx ReadTx) (err error) { a.report.Unanchored, err = unanchored(tx); return err }); err != nil {
 		return AuditReport{}, fmt.Errorf("audit operator log: %w", err)
+	}
+	if err := au.w.view(ctx, func(tx ReadTx) (err error) { a.report.WeakPIN, err = readRule(tx); return err }); err != nil {
+		return AuditReport{}, fmt.Errorf("audit operator PIN: %w", err)
 	}
 	a.report.Blocks, a.report.Wallets = len(blocks), len(wallets)
 	rep := a.report

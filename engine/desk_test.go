@@ -14,31 +14,60 @@ import (
 
 func TestPINRules(t *testing.T) {
 	for _, c := range []struct {
-		pin string
-		ok  bool
-	}{{"1234", true}, {"123456789012", true}, {"123", false}, {"1234567890123", false}, {"12a4", false}, {"12 34", false}, {"", false}} {
-		if err := engine.CheckPIN(c.pin); (err == nil) != c.ok || err != nil && !errors.Is(err, engine.ErrPINRule) {
-			t.Errorf("CheckPIN(%q) = %v, want ok=%v", c.pin, err, c.ok)
+		pin  string
+		want engine.PINProblem // 0: accepted
+	}{
+		{"482915", 0}, {"739201", 0}, {"123457", 0}, {"100000", 0}, {"482915730164", 0},
+		{"4821", engine.PINLength}, {"1234", engine.PINLength}, {"0000", engine.PINLength}, {"48215", engine.PINLength},
+		{"", engine.PINLength}, {"4829157301645", engine.PINLength},
+		{"48a915", engine.PINNotDigits}, {"48 915", engine.PINNotDigits}, {"４８２９１５", engine.PINLength},
+		{"000000", engine.PINOneDigit}, {"777777777", engine.PINOneDigit},
+		{"123456", engine.PINSequence}, {"654321", engine.PINSequence}, {"012345", engine.PINSequence}, {"890123", engine.PINSequence},
+		{"210987", engine.PINSequence}, {"123456789012", engine.PINSequence}, {"112233", engine.PINSequence}, {"111222", engine.PINSequence},
+		{"998877", engine.PINSequence},
+		{"121212", engine.PINRepeats}, {"123123", engine.PINRepeats}, {"12341234", engine.PINRepeats}, {"007007", engine.PINRepeats},
+		{"159753", engine.PINWellKnown}, {"147258", engine.PINWellKnown}, {"102030", engine.PINWellKnown}, {"123321", engine.PINWellKnown},
+	} {
+		err := engine.CheckPIN(c.pin)
+		var rule *engine.PINRuleError
+		switch {
+		case c.want == 0 && err != nil:
+			t.Errorf("CheckPIN(%q) = %v, want accepted", c.pin, err)
+		case c.want != 0 && (!errors.As(err, &rule) || !errors.Is(err, engine.ErrPINRule) || rule.Problem != c.want):
+			t.Errorf("CheckPIN(%q) = %v, want problem %d", c.pin, err, c.want)
 		}
 	}
-	if engine.LockoutDuration != 5*time.Minute || engine.MaxPINFailures != 5 {
+	// Each refusal says why, in words.
+	for pin, why := range map[string]string{"4821": "4 characters given", "000000": "one digit repeated", "123456": "in sequence",
+		"121212": "group of digits repeated", "159753": "most common"} {
+		if err := engine.CheckPIN(pin); err == nil || !strings.Contains(err.Error(), why) || !strings.Contains(err.Error(), "6 to 12 digits") {
+			t.Errorf("CheckPIN(%q) = %v, want it to say %q", pin, err, why)
+		}
+	}
+	if engine.LockoutDuration != 5*time.Minute || engine.MaxPINFailures != 5 || engine.LockoutLevels != 3 ||
+		engine.LockoutFor(1) != 5*time.Minute || engine.LockoutFor(2) != time.Hour || engine.LockoutFor(3) != 24*time.Hour || engine.LockoutFor(4) != 0 {
 		t.Error("lockout policy changed")
 	}
 }
 
 func TestPINIsStoredAsASaltedSlowHash(t *testing.T) {
 	s, st := newService(t, oneBlock)
-	if err := s.Login(ctx, "operator", "1234"); !errors.Is(err, engine.ErrNoPIN) {
+	if err := s.Login(ctx, "operator", "482915"); !errors.Is(err, engine.ErrNoPIN) {
 		t.Fatalf("login without PIN: %v", err)
 	}
-	if err := s.SetPIN(ctx, "cli", "12x4"); !errors.Is(err, engine.ErrPINRule) {
-		t.Fatalf("bad PIN accepted: %v", err)
+	for _, bad := range []string{"12x456", "4821", "123456"} {
+		if err := s.SetPIN(ctx, "cli", bad); !errors.Is(err, engine.ErrPINRule) {
+			t.Fatalf("bad PIN %q accepted: %v", bad, err)
+		}
 	}
-	if err := s.SetPIN(ctx, "cli", "4821"); err != nil {
+	if ok, err := s.PINSet(ctx); ok || err != nil {
+		t.Fatalf("PINSet after refusals: %v %v", ok, err)
+	}
+	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
 	first := setting(t, st, "operator.pin")
-	if err := s.SetPIN(ctx, "cli", "4821"); err != nil {
+	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
 	second := setting(t, st, "operator.pin")
@@ -46,18 +75,18 @@ func TestPINIsStoredAsASaltedSlowHash(t *testing.T) {
 	if len(parts) != 4 || parts[0] != "pbkdf2-sha256" || parts[1] != "1000" || len(parts[2]) != 32 || len(parts[3]) != 64 {
 		t.Fatalf("stored hash %q", second)
 	}
-	if first == second || strings.Contains(second, "4821") {
+	if first == second || strings.Contains(second, "482915") {
 		t.Fatalf("same PIN, same hash (no salt?) or PIN in clear: %q %q", first, second)
 	}
-	if err := s.Login(ctx, "operator", "4821"); err != nil {
+	if err := s.Login(ctx, "operator", "482915"); err != nil {
 		t.Fatalf("right PIN refused: %v", err)
 	}
 	var wrong *engine.PINError
-	if err := s.Login(ctx, "operator", "4822"); !errors.As(err, &wrong) || wrong.Left != 4 || !errors.Is(err, engine.ErrBadPIN) {
+	if err := s.Login(ctx, "operator", "482916"); !errors.As(err, &wrong) || wrong.Left != 4 || !errors.Is(err, engine.ErrBadPIN) {
 		t.Fatalf("wrong PIN: %v", err)
 	}
-	if ok, err := s.PINSet(ctx); !ok || err != nil {
-		t.Fatalf("PINSet %v %v", ok, err)
+	if st, err := s.PINStatus(ctx); err != nil || !st.Set || st.Weak != nil || st.Locked != nil || st.Failures != 1 {
+		t.Fatalf("PIN status %+v %v", st, err)
 	}
 }
 
@@ -68,72 +97,18 @@ func setting(t *testing.T, st *memstore.Store, name string) string {
 	return string(v)
 }
 
-// Five wrong PINs lock for five minutes, and a new Service on the same
-// store (a restart) is still locked.
-func TestLockoutSurvivesRestart(t *testing.T) {
-	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	cfg := oneBlock
-	cfg.Now = func() time.Time { return now }
-	s, st := newService(t, cfg)
-	if err := s.SetPIN(ctx, "cli", "4821"); err != nil {
-		t.Fatal(err)
-	}
-	for i := range engine.MaxPINFailures {
-		err := s.Login(ctx, "operator", "0000")
-		if i < engine.MaxPINFailures-1 && (!errors.Is(err, engine.ErrBadPIN) || errors.Is(err, engine.ErrLocked)) {
-			t.Fatalf("failure %d: %v", i+1, err)
-		}
-		if i == engine.MaxPINFailures-1 && !errors.Is(err, engine.ErrLocked) {
-			t.Fatalf("fifth failure did not lock: %v", err)
-		}
-	}
-	restarted, err := engine.NewService(ctx, st, cfg, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer restarted.Close()
-	now = now.Add(2 * time.Minute)
-	err = restarted.Login(ctx, "operator", "4821") // the right PIN, but locked
-	var locked *engine.LockedError
-	if !errors.As(err, &locked) || locked.Remaining != 3*time.Minute || !locked.Until.Equal(now.Add(3*time.Minute)) {
-		t.Fatalf("after restart: %v, want locked 3 more minutes", err)
-	}
-	now = now.Add(3*time.Minute + time.Second)
-	if err := restarted.Login(ctx, "operator", "4821"); err != nil {
-		t.Fatalf("after the lockout: %v", err)
-	}
-	events, err := restarted.OperatorLog(ctx, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var actions []string
-	for _, e := range events {
-		actions = append(actions, e.Action)
-	}
-	want := "login login-locked locked pin-failed pin-failed pin-failed pin-failed pin-failed pin-set"
-	if got := strings.Join(actions, " "); got != want {
-		t.Fatalf("operator log newest first:\n got %s\nwant %s", got, want)
-	}
-	if events[0].Seq != uint64(len(events)) || events[0].Actor != "operator" {
-		t.Fatalf("newest event %+v", events[0])
-	}
-	if short, _ := restarted.OperatorLog(ctx, 2); len(short) != 2 || short[0].Seq != events[0].Seq {
-		t.Fatalf("limit: %+v", short)
-	}
-}
-
 // An out-of-service terminal still lets the operator in and logs it.
 func TestLoginWorksOutOfService(t *testing.T) {
 	j := &memstore.Journal{}
 	s := open(t, memstore.New(), j)
-	if err := s.SetPIN(ctx, "cli", "4821"); err != nil {
+	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
 	j.Fail = errors.New("no space left on device")
 	if _, err := s.Credit(ctx, "carol", 1_000, "test"); err == nil || s.Health() == nil {
 		t.Fatalf("journal failure did not stop the terminal: %v", err)
 	}
-	if err := s.Login(ctx, "operator", "4821"); err != nil {
+	if err := s.Login(ctx, "operator", "482915"); err != nil {
 		t.Fatalf("login out of service: %v", err)
 	}
 	if err := s.RecordOperator(ctx, "operator", "audit", "checked"); err != nil {

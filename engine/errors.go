@@ -152,16 +152,36 @@ func (e *PINError) Unwrap() error { return ErrBadPIN }
 
 // LockedError is a login refused during a lockout. It matches ErrLocked.
 type LockedError struct {
-	Remaining time.Duration // until the lockout ends
-	Until     time.Time     // when it ends
+	// Level is the lockout's rank since the last correct PIN: 1 to
+	// LockoutLevels end by themselves (LockoutFor), the next one does not.
+	Level int
+	// Remaining is the running time of the terminal before the lockout
+	// ends (0 with UntilUnlock). It runs only while the program runs, on
+	// the monotonic clock: moving the wall clock does not shorten it.
+	Remaining time.Duration
+	// UntilUnlock: the last level, which only `starfortune operator
+	// unlock` or `operator set-pin` end.
+	UntilUnlock bool
 }
 
 func (e *LockedError) Error() string {
-	return fmt.Sprintf("%v: try again in %d min %02d s", ErrLocked, int(e.Remaining.Minutes()), int(e.Remaining.Seconds())%60)
+	if e.UntilUnlock {
+		return fmt.Sprintf("%v (lockout %d): locked until starfortune operator unlock", ErrLocked, e.Level)
+	}
+	return fmt.Sprintf("%v (lockout %d of %d): try again in %s", ErrLocked, e.Level, LockoutLevels, hms(e.Remaining))
 }
 
 // Unwrap makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// Describe says which lockout it is and what is left of it: "lockout 2 of
+// 3, 42 min 10 s of running time left", "lockout 4, until unlocked".
+func (e *LockedError) Describe() string {
+	if e.UntilUnlock {
+		return fmt.Sprintf("lockout %d, until unlocked", e.Level)
+	}
+	return fmt.Sprintf("lockout %d of %d, %s of running time left", e.Level, LockoutLevels, hms(e.Remaining))
+}
 
 // OutOfServiceError is why the terminal stopped selling. It matches
 // ErrOutOfService.

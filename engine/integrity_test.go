@@ -209,10 +209,10 @@ func TestFailedCommitIsTakenOutOfTheJournal(t *testing.T) {
 func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	j := &memstore.Journal{}
 	s := open(t, memstore.New(), j)
-	if err := s.SetPIN(ctx, "cli", "4821"); err != nil {
+	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Login(ctx, "operator", "0000"); !errors.Is(err, engine.ErrBadPIN) {
+	if err := s.Login(ctx, "operator", "000000"); !errors.Is(err, engine.ErrBadPIN) {
 		t.Fatalf("wrong PIN: %v", err)
 	}
 	if _, err := s.OperatorCredit(ctx, "operator", "dave", 2_000); err != nil {
@@ -228,7 +228,7 @@ func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	if got, _ := r.OperatorLog(ctx, 100); len(got) != len(want) || got[0] != want[0] {
 		t.Fatalf("operator log after recover: %v, want %v", got, want)
 	}
-	if err := r.Login(ctx, "operator", "4821"); err != nil {
+	if err := r.Login(ctx, "operator", "482915"); err != nil {
 		t.Fatalf("the PIN did not survive recover: %v", err)
 	}
 	mustAudit(t, r)

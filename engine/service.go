@@ -30,6 +30,10 @@ type Config struct {
 	// PINIterations is the PBKDF2 count of a new operator PIN hash (0:
 	// DefaultPINIterations; tests lower it).
 	PINIterations int
+	// Monotonic reads a clock that only goes forward, whatever is done to
+	// the wall clock: the time since an origin of its own. Operator
+	// lockouts run on it (nil: Go's monotonic clock; tests drive it).
+	Monotonic func() time.Duration
 }
 
 // DefaultConfig is emission 1 with 10 blocks per stake and 100,00 € of demo funds.
@@ -102,7 +106,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	}
 	cash := &Cash{w: w, demoFunds: cfg.DemoFunds, demoOnly: cfg.DemoOnly}
 	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
-	s.Desk = &Desk{w: w, cash: cash, iterations: cfg.PINIterations}
+	s.Desk = newDesk(w, cash, cfg)
 	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
 	s.Auditor = &Auditor{w: w, fleet: s.Fleet}
 	w.mu.Lock()
@@ -110,6 +114,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	if err == nil && s.Fleet != nil {
 		err = s.Fleet.load(ctx)
 	}
+	s.Desk.start(ctx)
 	w.mu.Unlock()
 	if s.Fleet != nil {
 		s.Fleet.loop.start(ctx)
@@ -123,10 +128,14 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 // *OutOfServiceError).
 func (s *Service) Health() error { return s.w.Health() }
 
-// Close waits for background work and starts no more; the caller closes the
-// store after. A kiosk of a fleet cancels its sync round in flight, then
-// pushes its backlog for at most a few seconds (nothing once ctx ended).
-func (s *Service) Close() { s.Sales.close() }
+// Close waits for background work and starts no more, and writes back what
+// is left of an operator lockout; the caller closes the store after. A
+// kiosk of a fleet cancels its sync round in flight, then pushes its
+// backlog for at most a few seconds (nothing once ctx ended).
+func (s *Service) Close() {
+	s.Desk.close()
+	s.Sales.close()
+}
 
 // Config is the emission being sold.
 func (s *Service) Config() Config { return s.cfg }

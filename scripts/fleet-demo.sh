@@ -11,7 +11,7 @@
 set -eu
 bin=$(realpath "$1")
 pgbin=/usr/lib/postgresql/15/bin
-pin=${FLEET_DEMO_PIN:-1234}
+pin=${FLEET_DEMO_PIN:-482915}
 say() { echo "fleet-demo: $*" >&2; }
 
 [ -n "${DISPLAY:-}" ] || { say "no display (DISPLAY is not set): the demo opens windows"; exit 1; }

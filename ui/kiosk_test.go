@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,10 +50,22 @@ type rig struct {
 	clock *clock
 }
 
-// clock lets a test move the engine's time (lockouts).
-type clock struct{ now time.Time }
+// clock lets a test move the engine's time: the wall clock, and the
+// monotonic one lockouts run on (atomic: a lockout's keeper reads it).
+type clock struct {
+	now  time.Time
+	mono atomic.Int64
+}
 
 func (c *clock) Now() time.Time { return c.now }
+
+func (c *clock) Mono() time.Duration { return time.Duration(c.mono.Load()) }
+
+// run moves both clocks: time passes.
+func (c *clock) run(d time.Duration) {
+	c.now = c.now.Add(d)
+	c.mono.Add(int64(d))
+}
 
 // newRig opens a kiosk on an in-memory store holding the fixed blocks.
 func newRig(t testing.TB, o ui.Options) rig {
@@ -73,7 +86,7 @@ func newRigAs(t testing.TB, o ui.Options, as func(*engine.Service) ui.Game) rig 
 	c := &clock{now: time.Date(2026, 12, 2, 14, 5, 0, 0, time.UTC)}
 	// A PIN hash records its iteration count; the real one is slow under -race.
 	svc, err := engine.NewService(context.Background(), store,
-		engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, Now: c.Now, PINIterations: 1000}, zerolog.Nop())
+		engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000, Now: c.Now, Monotonic: c.Mono, PINIterations: 1000}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync/atomic"
 	"time"
@@ -26,6 +27,8 @@ type Operator interface {
 	PINSet(ctx context.Context) (bool, error)
 	// Login checks the PIN for actor; *engine.PINError, *engine.LockedError, engine.ErrNoPIN.
 	Login(ctx context.Context, actor, pin string) error
+	// PINStatus says whether the PIN in force meets the rule, and the lockout.
+	PINStatus(ctx context.Context) (engine.PINStatus, error)
 	// RecordOperator appends an action to the durable operator log.
 	RecordOperator(ctx context.Context, actor, action, detail string) error
 	OperatorLog(ctx context.Context, limit int) ([]engine.OperatorEvent, error)
@@ -172,14 +175,42 @@ func loginError(err error) string {
 	var locked *engine.LockedError
 	var wrong *engine.PINError
 	switch {
+	case errors.As(err, &locked) && locked.UntilUnlock:
+		return lang.L("Too many wrong PINs: access is locked until staff unlock it on the command line: starfortune operator unlock")
 	case errors.As(err, &locked):
-		return lang.L("Too many wrong PINs: access locked for {{.N}} more min.", nth(int(math.Ceil(locked.Remaining.Minutes()))))
+		return lang.L("Too many wrong PINs: access locked for {{.Time}} more.", map[string]any{"Time": lockTime(locked.Remaining)})
 	case errors.As(err, &wrong):
 		return lang.L("Wrong PIN ({{.N}} attempts left)", nth(wrong.Left))
 	case errors.Is(err, engine.ErrNoPIN):
 		return lang.L("No operator PIN is set: starfortune operator set-pin")
 	}
 	return lang.L("The PIN could not be checked: {{.Err}}", map[string]any{"Err": err.Error()})
+}
+
+// lockTime words a lockout's remaining time, in whole minutes rounded up:
+// "5 min", "1 h", "23 h 59 min".
+func lockTime(d time.Duration) string {
+	m := int(math.Ceil(d.Minutes()))
+	switch {
+	case m < 60:
+		return fmt.Sprintf("%d min", m)
+	case m%60 == 0:
+		return fmt.Sprintf("%d h", m/60)
+	}
+	return fmt.Sprintf("%d h %02d min", m/60, m%60)
+}
+
+// pinNotice is what the attendant is told of a PIN in force that does not
+// meet the rule (engine.PINStatus.Weak): it opens the panel, but must be
+// changed from the command line.
+func pinNotice(weak *engine.PINRuleError) string {
+	switch weak.Problem {
+	case engine.PINLength:
+		return lang.L("The operator PIN has fewer than 6 digits: change it on the command line (starfortune operator set-pin).")
+	case engine.PINFormerRule:
+		return lang.L("The operator PIN dates from the former rule, which allowed 4 digits: replace it on the command line with one of at least 6 digits (starfortune operator set-pin).")
+	}
+	return lang.L("The operator PIN is too easy to guess: change it on the command line (starfortune operator set-pin).")
 }
 
 func (k *Kiosk) showOperatorError(err error) {
@@ -193,12 +224,22 @@ func (k *Kiosk) PINPad() *PINPad { return k.oper.pad }
 // OperatorPanel returns the operator panel while a session is open, or nil.
 func (k *Kiosk) OperatorPanel() *OperatorPanel { return k.oper.panel }
 
-// showPanel opens an operator session: the panel replaces the game.
+// showPanel opens an operator session: the panel replaces the game, and
+// says so if the PIN must be changed.
 func (k *Kiosk) showPanel() {
 	p := newOperatorPanel(k)
 	k.oper.panel = p
 	k.win.SetContent(p)
 	p.start()
+	op := k.oper.op
+	p.call(func(ctx context.Context) func() {
+		st, err := op.PINStatus(ctx)
+		return func() {
+			if err == nil && st.Weak != nil {
+				p.say(pinNotice(st.Weak), true)
+			}
+		}
+	})
 }
 
 // closePanel ends the operator session and returns to the game.

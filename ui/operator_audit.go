@@ -87,5 +87,11 @@ func (v *auditView) showAudit(rep engine.AuditReport) {
 		l.Importance = widget.DangerImportance
 		v.result.Add(l)
 	}
+	if rep.WeakPIN != nil { // a notice, not a finding
+		l := widget.NewLabel(pinNotice(rep.WeakPIN))
+		l.Wrapping = fyne.TextWrapWord
+		l.Importance = widget.WarningImportance
+		v.result.Add(l)
+	}
 	v.result.Refresh()
 }

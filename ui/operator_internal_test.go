@@ -21,7 +21,7 @@ func newTestKiosk(t *testing.T, o Options) (*Kiosk, *engine.Service) {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
-	if err := svc.SetPIN(context.Background(), "cli", "4821"); err != nil {
+	if err := svc.SetPIN(context.Background(), "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
 	k := NewKiosk(test.NewTempApp(t), svc, o)
@@ -63,7 +63,7 @@ func TestKioskCloseNeedsPIN(t *testing.T) {
 	if k.PINPad() == nil {
 		t.Fatal("a wrong PIN closed the kiosk")
 	}
-	test.Type(pad.Entry(), "4821")
+	test.Type(pad.Entry(), "482915")
 	test.Tap(pad.OKButton())
 	k.Wait()
 	events, _ := svc.OperatorLog(context.Background(), 1)

@@ -55,7 +55,9 @@ func NewPINPad() *PINPad {
 			p.OnCancel()
 		}
 	})
-	p.content = container.NewVBox(p.message, p.entry, grid, p.cancel)
+	// Room for three lines: a lockout's message wraps, and the dialog
+	// does not grow once shown.
+	p.content = container.NewVBox(tall(p.message, 3*theme.TextSize()+4*theme.InnerPadding()), p.entry, grid, p.cancel)
 	return p
 }
 

@@ -19,6 +19,7 @@ import (
 type systemView struct {
 	p       *OperatorPanel
 	health  *widget.Label
+	pin     *widget.Label // meets the rule, or must be changed
 	log     *fyne.Container
 	content fyne.CanvasObject
 }
@@ -46,11 +47,14 @@ func (v *systemView) build() fyne.CanvasObject {
 	sha.TextStyle = fyne.TextStyle{Monospace: true}
 	v.health = widget.NewLabel("")
 	v.health.Wrapping = fyne.TextWrapWord
+	v.pin = widget.NewLabel("")
+	v.pin.Wrapping = fyne.TextWrapWord
 	form := container.New(formLayout{gap: 4},
 		dimLabel(lang.L("Version")), valueLabel(orUnknown(o.Version)),
 		dimLabel(lang.L("Commit")), valueLabel(orUnknown(o.Commit)),
 		dimLabel(lang.L("Program SHA-256")), sha,
 		dimLabel(lang.L("Terminal")), v.health,
+		dimLabel(lang.L("Operator PIN")), v.pin,
 		dimLabel(lang.L("Exports")), valueLabel(v.p.k.exportDir()),
 		dimLabel(lang.L("Sound")), v.p.k.soundControl(),
 	)
@@ -74,8 +78,20 @@ func (v *systemView) build() fyne.CanvasObject {
 func (v *systemView) load() {
 	v.p.call(func(ctx context.Context) func() {
 		health := v.p.k.game.Health()
+		pin, pinErr := v.p.op.PINStatus(ctx)
 		events, err := v.p.op.OperatorLog(ctx, 30)
 		return func() {
+			switch {
+			case pinErr != nil:
+				v.pin.Importance = widget.DangerImportance
+				v.pin.SetText(lang.L("Error: {{.Err}}", map[string]any{"Err": pinErr.Error()}))
+			case pin.Weak != nil:
+				v.pin.Importance = widget.DangerImportance
+				v.pin.SetText(pinNotice(pin.Weak))
+			default:
+				v.pin.Importance = widget.SuccessImportance
+				v.pin.SetText(lang.L("Meets the rule: 6 to 12 digits, not easy to guess"))
+			}
 			if health != nil {
 				v.health.Importance = widget.DangerImportance
 				v.health.SetText(lang.L("OUT OF SERVICE: {{.Err}}", map[string]any{"Err": health.Error()}))

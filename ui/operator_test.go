@@ -2,6 +2,9 @@ package ui_test
 
 import (
 	"context"
+	"crypto/pbkdf2"
+	"crypto/sha256"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +18,7 @@ import (
 	"starfortune/ui"
 )
 
-const pin = "4821"
+const pin = "482915"
 
 func newOperatorRig(t *testing.T, o ui.Options) (rig, *clock) {
 	t.Helper()
@@ -140,12 +143,12 @@ func TestOperatorPINSuccessFailureLockout(t *testing.T) {
 	if got, want := r.k.PINPad().Message(), "Trop de codes erronés : accès bloqué encore 5 min."; got != want {
 		t.Fatalf("after 5 wrong PINs the pad says %q, want %q", got, want)
 	}
-	c.now = c.now.Add(3*time.Minute + 10*time.Second)
+	c.run(3*time.Minute + 10*time.Second)
 	r.typePIN(t, pin)
 	if got, want := r.k.PINPad().Message(), "Trop de codes erronés : accès bloqué encore 2 min."; got != want || r.k.OperatorPanel() != nil {
 		t.Fatalf("right PIN during the lockout: %q (want %q), panel %v", got, want, r.k.OperatorPanel() != nil)
 	}
-	c.now = c.now.Add(2 * time.Minute)
+	c.run(2 * time.Minute)
 	test.Type(r.k.PINPad().Entry(), pin) // the keyboard works too
 	test.Tap(r.k.PINPad().OKButton())
 	r.k.Wait()
@@ -163,6 +166,94 @@ func TestOperatorPINSuccessFailureLockout(t *testing.T) {
 	if got := operatorActions(t, r); got != want {
 		t.Errorf("operator log:\n got %s\nwant %s", got, want)
 	}
+}
+
+// The pad says how long each lockout lasts: 5 min, then 1 h, then 24 h
+// (the wall clock moved a day ahead does not end it), then that only the
+// command line unlocks it.
+func TestOperatorLockoutsEscalate(t *testing.T) {
+	r, c := newOperatorRig(t, ui.Options{})
+	r.shortcut()
+	fail := func(want string) {
+		t.Helper()
+		for range engine.MaxPINFailures {
+			r.typePIN(t, "739201")
+		}
+		if got := r.k.PINPad().Message(); got != want {
+			t.Fatalf("after 5 wrong PINs the pad says %q, want %q", got, want)
+		}
+	}
+	fail("Trop de codes erronés : accès bloqué encore 5 min.")
+	c.run(5 * time.Minute)
+	fail("Trop de codes erronés : accès bloqué encore 1 h.")
+	c.run(time.Hour)
+	fail("Trop de codes erronés : accès bloqué encore 24 h.")
+	c.run(30 * time.Minute)
+	c.now = c.now.Add(24 * time.Hour) // the wall clock alone
+	r.typePIN(t, pin)
+	if got, want := r.k.PINPad().Message(), "Trop de codes erronés : accès bloqué encore 23 h 30 min."; got != want || r.k.OperatorPanel() != nil {
+		t.Fatalf("the right PIN, the wall clock a day ahead: %q, want %q", got, want)
+	}
+	c.run(23*time.Hour + 30*time.Minute)
+	fail("Trop de codes erronés : accès bloqué jusqu'à ce que le personnel le débloque en ligne de commande : starfortune operator unlock")
+	c.run(365 * 24 * time.Hour)
+	r.typePIN(t, pin)
+	if r.k.OperatorPanel() != nil {
+		t.Fatal("the last lockout ended by itself")
+	}
+	if _, err := r.svc.Unlock(context.Background(), "cli"); err != nil { // what `starfortune operator unlock` does
+		t.Fatal(err)
+	}
+	r.typePIN(t, pin)
+	if r.k.OperatorPanel() == nil {
+		t.Fatalf("the right PIN after unlock: %q", r.k.PINPad().Message())
+	}
+	if got := operatorActions(t, r); strings.Count(got, "locked") != 4+2 || !strings.HasSuffix(got, "login-locked unlock login") {
+		t.Errorf("operator log: %s", got)
+	}
+}
+
+// A PIN set under the former rule (4 digits) still opens the panel, which
+// says to change it.
+func TestOperatorFormerShortPIN(t *testing.T) {
+	r := newRig(t, ui.Options{})
+	salt := []byte("0123456789abcdef")
+	key, err := pbkdf2.Key(sha256.New, "4821", salt, 1000, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.store.Update(context.Background(), func(tx engine.Tx) error {
+		return tx.PutSetting("operator.pin", fmt.Appendf(nil, "pbkdf2-sha256$1000$%x$%x", salt, key))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.shortcut()
+	r.typePIN(t, "4821")
+	if r.k.OperatorPanel() == nil {
+		t.Fatalf("the former PIN refused: %q", r.k.PINPad().Message())
+	}
+	r.k.Wait()
+	const notice = "Le code PIN opérateur a moins de 6 chiffres : changez-le en ligne de commande (starfortune operator set-pin)."
+	if !shows(r, notice) {
+		t.Error("the panel does not say the PIN must be changed")
+	}
+	r.k.OperatorPanel().Select(ui.TabSystem)
+	r.k.Wait()
+	if n := count(r, notice); n != 2 {
+		t.Errorf("the notice is shown %d times, want under the tabs and in the System tab", n)
+	}
+}
+
+// count is how many labels of the window say text.
+func count(r rig, text string) int {
+	n := 0
+	for _, o := range objects(r.k.Window().Canvas()) {
+		if l, ok := o.(*widget.Label); ok && l.Text == text && l.Visible() {
+			n++
+		}
+	}
+	return n
 }
 
 func TestOperatorTicketLookup(t *testing.T) {
