@@ -202,6 +202,7 @@ func (l *secretLife) logs(dir string) {
 }
 
 func TestNoSecretInAnyOutput(t *testing.T) {
+	t.Parallel() // a score of child processes, one after the other: beside the other long ones
 	start := time.Now()
 	l := &secretLife{t: t, bin: starfortune(t), work: t.TempDir()}
 	l.dir = filepath.Join(l.work, "kiosk7")
