@@ -328,7 +328,7 @@ func (c *call) restoreFrom(f io.Reader, r restoring) error {
 	if err := fsync.MkdirAll(filepath.Dir(r.keyring), 0o750); err != nil {
 		return err
 	}
-	if err := writeSynced(r.keyring, ringBytes, 0o600); err != nil { // renamed in later: whole after a power cut
+	if err := fsync.WriteFile(r.keyring, ringBytes, 0o600); err != nil { // renamed in later: whole after a power cut
 		return err
 	}
 	ring, err := keyring.Load(r.keyring)
@@ -347,17 +347,6 @@ func (c *call) restoreFrom(f io.Reader, r restoring) error {
 		return err
 	}
 	return c.restoreTar(sealed, k.keys, r, false)
-}
-
-// writeSynced writes b to a new file at path and syncs it, so that once
-// renamed into place it holds b after a power cut, not nothing.
-func writeSynced(path string, b []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	return errors.Join(err, f.Sync(), f.Close())
 }
 
 // restoreTar restores the gzipped tar of a backup under keys; a journal in

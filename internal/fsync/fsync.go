@@ -57,3 +57,15 @@ func Rename(from, to string) error {
 	}
 	return nil
 }
+
+// WriteFile writes b to the file at path (made, or emptied) and syncs it,
+// so that once renamed into place it holds b after a power cut, not
+// nothing.
+func WriteFile(path string, b []byte, perm fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return errors.Join(err, f.Sync(), f.Close())
+}
