@@ -65,6 +65,10 @@ type Kiosk struct {
 
 	calls    sync.WaitGroup
 	applying sync.Mutex
+	// stop ends the engine calls in flight (a sale waiting for a pack from
+	// a central that hangs): the window is closing.
+	ctx  context.Context
+	stop context.CancelFunc
 }
 
 // NewKiosk builds the window for game on a (a test app or a real one); it
@@ -83,6 +87,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	a.Settings().SetTheme(newStarTheme())
 	// Busy until the game is attached: the board shows, play waits.
 	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager(), busy: true}
+	k.ctx, k.stop = context.WithCancel(context.Background())
 	name := "Star Fortune"
 	if o.KioskID != "" {
 		name += " — " + o.KioskID
@@ -183,7 +188,7 @@ func (k *Kiosk) call(hold bool, work func(ctx context.Context) func()) {
 	k.calls.Add(1)
 	go func() {
 		defer k.calls.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), engineTimeout)
+		ctx, cancel := context.WithTimeout(k.ctx, engineTimeout)
 		apply := work(ctx)
 		cancel()
 		fyne.Do(func() {

@@ -49,7 +49,7 @@ func (v *auditView) start() {
 	v.result.Objects = nil
 	v.result.Refresh()
 	v.p.call(func(context.Context) func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // longer than one engine call
+		ctx, cancel := context.WithTimeout(v.p.k.ctx, 10*time.Minute) // longer than one engine call
 		defer cancel()
 		rep, err := v.p.op.Audit(ctx, func(done, total int) {
 			fyne.Do(func() { v.progress.SetValue(float64(done) / float64(max(total, 1))) })

@@ -41,6 +41,7 @@ func Run(ctx context.Context, o Options, open func(t Terminal)) error {
 	stop := context.AfterFunc(ctx, func() { fyne.Do(a.Quit) })
 	defer stop()
 	k.Window().ShowAndRun()
-	k.Wait() // an engine call in flight ends before the store is closed
+	k.stop() // what an engine call in flight still waits for (a pack from a hung central) is given up
+	k.Wait() // and the call ends before the store is closed
 	return nil
 }
