@@ -338,7 +338,7 @@ func (l *secretLife) window(wrong, right string) {
 			return
 		}
 	}
-	display := xvfb(t)
+	display := startXvfb(t)
 	out := &safeBuffer{}
 	win := exec.Command(l.bin, "--data", l.dir) // no passphrase: the unlock screen
 	win.Env = append(secretEnv(), "STARFORTUNE_DEV=1", "GOTRACEBACK=all", "HOME="+t.TempDir(), "DISPLAY="+display, "LANG=C.UTF-8")

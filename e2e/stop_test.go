@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -236,7 +235,7 @@ func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	url := proxy.url(k.url, cluster.Dir)
 	mustKiosk(t, k.dir, url, k.id, "play", "--stake", "0,50", "--n", "3") // the kiosk's key, a pack, a unit sold
 
-	display := xvfb(t)
+	display := startXvfb(t)
 	home := t.TempDir()
 	out := &safeBuffer{}
 	win := exec.Command(k.bin, append([]string{"--data", k.dir}, centralFlag(url, k.id)...)...)
@@ -284,28 +283,6 @@ func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	if out, errOut, code := kioskCLI(t, k.dir, url, k.id, "audit"); code != 0 {
 		t.Fatalf("audit after the stop: %d\n%s%s", code, out, errOut)
 	}
-}
-
-// xvfb starts an X server of its own for the test and returns its display.
-func xvfb(t *testing.T) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x1024x24", "-nolisten", "tcp", "-noreset")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-	num, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil || strings.TrimSpace(num) == "" {
-		t.Fatalf("Xvfb gave no display: %q %v", num, err)
-	}
-	return ":" + strings.TrimSpace(num)
 }
 
 // logHas reports whether the data directory's log holds s.
