@@ -16,7 +16,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rs/zerolog"
 
-	"starfortune/engine"
 	"starfortune/internal/cleardata"
 	"starfortune/journal"
 	"starfortune/storage"
@@ -225,36 +224,8 @@ func unsold(t *testing.T, dir string) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := storage.Open(d.Store(), keys.Current().Badger(), zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var secrets [][]byte
-	err = s.View(context.Background(), func(tx engine.ReadTx) error {
-		infos, err := tx.Blocks()
-		if err != nil {
-			return err
-		}
-		for _, info := range infos {
-			if info.Exhausted() {
-				continue // its seed is public
-			}
-			b, err := s.LoadBlock(context.Background(), info.Ref)
-			if err != nil {
-				return err
-			}
-			secrets = append(secrets, b.Seed[:])
-			for i := int(info.Cursor.Served); i+16 <= int(info.Size) && i < int(info.Cursor.Served)+4096; i += 512 {
-				secrets = append(secrets, b.Units[i*engine.UnitSize:(i+16)*engine.UnitSize])
-			}
-		}
-		return nil
-	})
-	s.Close()
-	if err != nil || len(secrets) == 0 {
-		t.Fatalf("the open blocks: %d secrets, %v", len(secrets), err)
-	}
-	return secrets
+	seeds, runs := cleardata.Unsold(t, d.Store(), keys.Current().Badger(), 16, 512)
+	return append(seeds, runs...)
 }
 
 // leaks lists the files of dir, and the extra ones, holding one of the

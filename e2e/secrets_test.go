@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/hkdf"
 	"crypto/sha256"
 	"encoding/base64"
@@ -22,14 +21,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/crypto/chacha20poly1305"
 
 	sf "starfortune/cli"
 	"starfortune/engine"
+	"starfortune/internal/cleardata"
 	"starfortune/internal/testenv"
-	"starfortune/storage"
 )
 
 // No secret in any log, error, crash output or screen (issue #34): a lone
@@ -287,7 +285,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	if got := secrets[fmt.Sprintf("badger key of generation %d", keys.Current().Gen())]; len(got) == 0 || !bytes.Equal(got[0], keys.Current().Badger()) {
 		t.Fatal("the data key decoded from the keyring does not derive the program's Badger key")
 	}
-	seeds, units := openBlocks(t, l.dir, keys.Current().Badger())
+	seeds, units := cleardata.Unsold(t, sf.DataDir(l.dir).Store(), keys.Current().Badger(), unitRun, 1)
 	secrets["an open block's seed"] = seeds
 
 	found := leaksIn(l.captured, secrets, units)
@@ -505,42 +503,6 @@ func ringKeys(t *testing.T, file string, pass []byte) ringSecrets {
 // unitRun is how many consecutive unsold units make a run searched for:
 // 12 bytes, which no output holds by chance.
 const unitRun = 4
-
-// openBlocks reads the data directory's blocks under its Badger key: the
-// seed of every block not sold out, and every run of unitRun units among
-// the next 4096 positions of each.
-func openBlocks(t *testing.T, dir string, badgerKey []byte) (seeds, runs [][]byte) {
-	t.Helper()
-	s, err := storage.Open(sf.DataDir(dir).Store(), badgerKey, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	err = s.View(context.Background(), func(tx engine.ReadTx) error {
-		infos, err := tx.Blocks()
-		if err != nil {
-			return err
-		}
-		for _, info := range infos {
-			if info.Exhausted() {
-				continue // its seed is public
-			}
-			b, err := s.LoadBlock(context.Background(), info.Ref)
-			if err != nil {
-				return err
-			}
-			seeds = append(seeds, bytes.Clone(b.Seed[:]))
-			for i := int(info.Cursor.Served); i+unitRun <= int(info.Size) && i < int(info.Cursor.Served)+4096; i++ {
-				runs = append(runs, b.Units[i*engine.UnitSize:(i+unitRun)*engine.UnitSize])
-			}
-		}
-		return nil
-	})
-	if err != nil || len(seeds) < len(engine.Stakes) {
-		t.Fatalf("the open blocks: %d seeds, %v", len(seeds), err)
-	}
-	return seeds, runs
-}
 
 // encodings are the ways a program prints bytes: raw, hex (%x, %X),
 // base64 (standard and URL, padded or not); and for a key or a seed, any
