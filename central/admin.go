@@ -439,6 +439,10 @@ func collectSale(rows pgx.Rows, t engine.Ticket) (engine.FleetSale, error) {
 // is sold or voided (migrations/0002).
 const closeIfDoneSQL = "SELECT sf_close_if_done($1)"
 
+// reanchorSQL forgets kiosk $1's journal anchor for reason $2 and resolves
+// its alarms (migrations/0006).
+const reanchorSQL = "SELECT sf_reanchor($1, $2)"
+
 // Reanchor accepts kiosk's journal as it now is, for reason: a kiosk
 // restored from an older backup on purpose, whose head the central
 // refused as a rollback (migrations/0006). Its next heartbeat anchors
@@ -449,7 +453,7 @@ func (a *Admin) Reanchor(ctx context.Context, kiosk, reason string) (int, error)
 		return 0, errors.New("central: re-anchoring a kiosk needs a reason")
 	}
 	var n int
-	if err := a.pool.QueryRow(ctx, "SELECT sf_reanchor($1, $2)", kiosk, reason).Scan(&n); err != nil {
+	if err := a.pool.QueryRow(ctx, reanchorSQL, kiosk, reason).Scan(&n); err != nil {
 		return 0, fmt.Errorf("re-anchor kiosk %s: %w", kiosk, err)
 	}
 	return n, nil

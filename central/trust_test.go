@@ -550,7 +550,7 @@ func TestRefusedClaimKeepsTheKioskSyncing(t *testing.T) {
 	f.set(t, "claims_per_minute = 1") // the first pack, then no claim ahead for a minute
 	c := &refusingCentral{Client: f.kiosks["k1"]}
 	cfg := engine.DefaultConfig()
-	cfg.Fleet = &engine.FleetConfig{Central: c, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 20 * time.Millisecond}
+	cfg.Fleet = &engine.FleetConfig{Central: c, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 20 * time.Millisecond, HeartbeatEvery: 20 * time.Millisecond}
 	svc, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)

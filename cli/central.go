@@ -103,6 +103,7 @@ func centralKioskAdd(c *call) error {
 type fleetJSON struct {
 	At            time.Time           `json:"at"`
 	OnlineWithinS int                 `json:"online_within_s"`
+	LostAfterS    int                 `json:"lost_after_s"`
 	Kiosks        []kioskViewJSON     `json:"kiosks"`
 	Stakes        []stakeProgressJSON `json:"stakes"`
 }
@@ -110,6 +111,7 @@ type fleetJSON struct {
 type kioskViewJSON struct {
 	ID        string          `json:"id"`
 	Online    bool            `json:"online"`
+	Status    string          `json:"status"` // online, late, lost, never seen
 	LastSeen  *time.Time      `json:"last_seen"`
 	Backlog   int             `json:"backlog"`
 	BacklogAt *time.Time      `json:"backlog_at"`
@@ -134,9 +136,9 @@ type stakeProgressJSON struct {
 }
 
 func fleetLine(v engine.FleetView) fleetJSON {
-	j := fleetJSON{At: v.At, OnlineWithinS: int(engine.OnlineWithin / time.Second), Kiosks: []kioskViewJSON{}, Stakes: []stakeProgressJSON{}}
+	j := fleetJSON{At: v.At, OnlineWithinS: int(engine.OnlineWithin / time.Second), LostAfterS: int(engine.LostAfter / time.Second), Kiosks: []kioskViewJSON{}, Stakes: []stakeProgressJSON{}}
 	for _, k := range v.Kiosks {
-		kj := kioskViewJSON{ID: k.ID, Online: k.Online(v.At), LastSeen: timePtr(k.LastSeen), Backlog: k.Backlog,
+		kj := kioskViewJSON{ID: k.ID, Online: k.Online(v.At), Status: k.Status(v.At).String(), LastSeen: timePtr(k.LastSeen), Backlog: k.Backlog,
 			BacklogAt: timePtr(k.BacklogAt), Sales: k.Sales, Held: []heldStakeJSON{}}
 		for _, h := range k.Held {
 			kj.Held = append(kj.Held, heldStakeJSON{StakeCents: int64(h.Stake), Packs: h.Packs, Left: h.Left})
@@ -161,16 +163,14 @@ func centralKiosks(c *call) error {
 	if c.json {
 		return printJSON(out, fleetLine(v))
 	}
-	fmt.Fprintf(out, "central clock %s; online: called within %s\n", v.At.Local().Format(time.DateTime), engine.OnlineWithin)
+	fmt.Fprintf(out, "central clock %s; online: called within %s, late: within %s, lost: beyond\n", v.At.Local().Format(time.DateTime),
+		engine.OnlineWithin, engine.LostAfter)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIOSK\tSTATUS\tLAST SEEN\tBACKLOG\tSALES\tPACKS HELD (UNITS LEFT)")
 	for _, k := range v.Kiosks {
-		seen, status := "never", "offline"
+		seen, status := "never", k.Status(v.At).String()
 		if !k.LastSeen.IsZero() {
 			seen = k.LastSeen.Local().Format(time.DateTime)
-		}
-		if k.Online(v.At) {
-			status = "online"
 		}
 		var held []string
 		for _, h := range k.Held {

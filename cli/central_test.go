@@ -100,16 +100,19 @@ func TestCentralCommandLine(t *testing.T) {
 		!strings.Contains(out, "0.50 EUR  1       0       1 / 850000   0.00 %") {
 		t.Fatalf("kiosks: %q", out)
 	}
-	// Silent for longer than engine.OnlineWithin: offline.
-	if conn, err := pgx.Connect(ctx, db); err != nil {
-		t.Fatal(err)
-	} else if _, err := conn.Exec(ctx, "UPDATE kiosks SET last_seen = now() - interval '61 seconds'"); err != nil {
-		t.Fatal(err)
-	} else {
-		conn.Close(ctx)
-	}
-	if out := mustCentral("kiosks"); !regexp.MustCompile(`(?m)^k1 +offline `).MatchString(out) {
-		t.Fatalf("kiosks after a silent minute: %q", out)
+	// Silent for longer than engine.OnlineWithin: late; than
+	// engine.LostAfter: lost.
+	for silent, status := range map[string]string{"80 seconds": "late", "11 minutes": "lost"} {
+		if conn, err := pgx.Connect(ctx, db); err != nil {
+			t.Fatal(err)
+		} else if _, err := conn.Exec(ctx, "UPDATE kiosks SET last_seen = now() - $1::interval", silent); err != nil {
+			t.Fatal(err)
+		} else {
+			conn.Close(ctx)
+		}
+		if out := mustCentral("kiosks"); !regexp.MustCompile(`(?m)^k1 +` + status + ` `).MatchString(out) {
+			t.Fatalf("kiosks after %s of silence: %q", silent, out)
+		}
 	}
 	if out := mustCentral("pack", "void", p.Serial, "--reason", "kiosk lost"); !strings.Contains(out, "voided") {
 		t.Fatalf("void: %q", out)

@@ -27,7 +27,7 @@ func openFleet(ctx context.Context, conf config.Config) (*engine.FleetConfig, fu
 	if err != nil {
 		return nil, nil, err
 	}
-	return &engine.FleetConfig{Central: c, Kiosk: conf.FleetKiosk(), OfflineGrace: conf.OfflineGrace}, c.Close, nil
+	return &engine.FleetConfig{Central: c, Kiosk: conf.FleetKiosk(), OfflineGrace: conf.OfflineGrace, HeartbeatEvery: conf.HeartbeatEvery}, c.Close, nil
 }
 
 // syncJSON is `sync --json`'s object.

@@ -35,6 +35,9 @@ type Config struct {
 	// [central]: a kiosk of a fleet (docs/fleet.md); no url: a lone kiosk.
 	CentralURL   string        // url: the connection string `central kiosk add` printed
 	OfflineGrace time.Duration // offline_grace: selling without the central for at most this; "0s": never
+	// heartbeat_every: how often the kiosk tells the central it lives when
+	// nothing else brings it there (engine.DefaultHeartbeatEvery)
+	HeartbeatEvery time.Duration
 
 	Sound sound.Settings // the [sound] table: volume, mute, attract (sound.go)
 }
@@ -54,6 +57,7 @@ func Default() Config {
 		LogLevel:       "info",
 		DataDir:        storage.DefaultDir(),
 		OfflineGrace:   engine.DefaultOfflineGrace,
+		HeartbeatEvery: engine.DefaultHeartbeatEvery,
 
 		Sound: sound.DefaultSettings(),
 	}

@@ -98,11 +98,13 @@ attract = true
 url = "host=/run/postgresql dbname=starfortune user=sf_k_gare-nord-7"
 kiosk = "gare-nord-7"
 offline_grace = "5m"
+heartbeat_every = "45s"
 `, func(c *config.Config) {
 			*c = config.Config{Kiosk: "gare-nord-7", Emission: 3, BlocksPerStake: 250, Language: "en",
 				IdleTimeout: 150 * time.Second, LogLevel: "debug", DataDir: "/var/lib/starfortune",
 				Sound:      sound.Settings{Volume: 35, Mute: true, Attract: true},
-				CentralURL: "host=/run/postgresql dbname=starfortune user=sf_k_gare-nord-7", OfflineGrace: 5 * time.Minute}
+				CentralURL: "host=/run/postgresql dbname=starfortune user=sf_k_gare-nord-7", OfflineGrace: 5 * time.Minute,
+				HeartbeatEvery: 45 * time.Second}
 		}},
 		{"strict offline mode", "[central]\nurl = \"u\"\noffline_grace = \"0s\"\n", func(c *config.Config) { c.CentralURL, c.OfflineGrace = "u", 0 }},
 		{"limits", "emission = 99\nblocks_per_stake = 9999\nidle_timeout = \"10s\"\n", func(c *config.Config) {
@@ -152,8 +154,8 @@ func TestLoadBad(t *testing.T) {
 		{"unknown dotted keys", "language = \"fr\"\ndisplay.width = 1280\ndisplay.height = 1024\n", 2, "display.width", "unknown key"},
 		{"unknown table and its subtable", "[display.sub]\nx = 1\n[display]\nw = 1\n", 3, "display", "unknown key"},
 		{"key in a table", "[kiosk]\nlanguage = \"en\"\n", 1, "kiosk", "unknown key"},
-		{"central not a table", "central = \"u\"\n", 1, "central", "must be a table ([central] with url, kiosk, offline_grace), got the string \"u\""},
-		{"central array of tables", "[[central]]\nurl = \"u\"\n", 1, "central", "must be a table ([central] with url, kiosk, offline_grace), got an array"},
+		{"central not a table", "central = \"u\"\n", 1, "central", "must be a table ([central] with url, kiosk, offline_grace, heartbeat_every), got the string \"u\""},
+		{"central array of tables", "[[central]]\nurl = \"u\"\n", 1, "central", "must be a table ([central] with url, kiosk, offline_grace, heartbeat_every), got an array"},
 		{"central without url", "[central]\nkiosk = \"k1\"\n", 1, "central", "url is missing"},
 		{"central empty url", "[central]\nurl = \"\"\n", 1, "central", "url is missing"},
 		{"central url number", "[central]\nurl = 5\n", 2, "central.url", "must be a string, got the integer 5"},
@@ -161,7 +163,7 @@ func TestLoadBad(t *testing.T) {
 		{"central grace too long", "[central]\nurl = \"u\"\noffline_grace = \"169h\"\n", 3, "central.offline_grace", `to "168h"`},
 		{"central bad kiosk", "[central]\nurl = \"u\"\nkiosk = \"k 1\"\n", 3, "central.kiosk", `"k 1" is ` + kioskRule},
 		{"central kiosk number", "[central]\nurl = \"u\"\nkiosk = 1\n", 3, "central.kiosk", "must be a string, got the integer 1"},
-		{"central unknown key", "[central]\nurl = \"u\"\nuser = \"x\"\n", 3, "central.user", "unknown key (the [central] table has url, kiosk, offline_grace)"},
+		{"central unknown key", "[central]\nurl = \"u\"\nuser = \"x\"\n", 3, "central.user", "unknown key (the [central] table has url, kiosk, offline_grace, heartbeat_every)"},
 		{"central unknown subtable", "[central]\nurl = \"u\"\n[central.tls]\nca = \"x\"\n", 3, "central.tls", "unknown key (the [central] table has"},
 		{"kiosk id and [central] kiosk differ", "kiosk_id = \"k1\"\n[central]\nurl = \"u\"\nkiosk = \"k2\"\n", 4, "central.kiosk",
 			`"k2" differs from kiosk_id "k1": [central] kiosk is the former name of kiosk_id; keep kiosk_id alone`},
@@ -406,5 +408,14 @@ func TestSettingsFileWithAPasswordIsPrivate(t *testing.T) {
 	os.Chmod(open, 0o644)
 	if _, err := load(open); err != nil {
 		t.Fatalf("no password, mode 644: %v", err)
+	}
+}
+
+func TestHeartbeatEveryBounds(t *testing.T) {
+	for _, v := range []string{"0s", "500ms", "11m", "often"} {
+		_, err := load(writeConfig(t, "[central]\nurl = \"u\"\nheartbeat_every = \""+v+"\"\n"))
+		if err == nil || !strings.Contains(err.Error(), "central.heartbeat_every") {
+			t.Errorf("heartbeat_every = %q: %v", v, err)
+		}
 	}
 }

@@ -43,7 +43,7 @@ var topKeys = func() (names []string) {
 	return names
 }()
 
-var centralKeys = []string{"url", "kiosk", "offline_grace"}
+var centralKeys = []string{"url", "kiosk", "offline_grace", "heartbeat_every"}
 
 // parser gathers the mistakes of one file while it sets cfg.
 type parser struct {
@@ -208,6 +208,14 @@ func (p *parser) central(t map[string]any, kioskID any) {
 			return fmt.Sprintf(`%q must be a duration from "0s" (never sell offline) to "168h", such as "15m"`, s)
 		}
 		c.OfflineGrace = d
+		return ""
+	}))
+	p.check("central.heartbeat_every", t["heartbeat_every"], str(func(s string) string {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < time.Second || d > 10*time.Minute {
+			return fmt.Sprintf(`%q must be a duration from "1s" to "10m", such as "30s"`, s)
+		}
+		c.HeartbeatEvery = d
 		return ""
 	}))
 	if url, ok := t["url"].(string); t["url"] == nil || ok && url == "" {

@@ -51,9 +51,17 @@ type FleetConfig struct {
 	// trip in the last StrictContact.
 	OfflineGrace time.Duration
 	// SyncEvery is the pause of the background loop when all is well
-	// (0: one second).
+	// (0: one second): sales are pushed then, if there are any.
 	SyncEvery time.Duration
+	// HeartbeatEvery is how often the kiosk tells the central it lives
+	// when nothing else brings it there (0: DefaultHeartbeatEvery).
+	HeartbeatEvery time.Duration
 }
+
+// DefaultHeartbeatEvery is the heartbeat's period when the settings name
+// none: a fleet of thousands of kiosks beating every second would write
+// more to the central than its sales do.
+const DefaultHeartbeatEvery = 30 * time.Second
 
 // DefaultOfflineGrace is the offline grace when the settings name none.
 const DefaultOfflineGrace = 15 * time.Minute
@@ -88,6 +96,12 @@ type Fleet struct {
 func newFleet(w *writer, cfg FleetConfig) *Fleet {
 	if cfg.SyncEvery <= 0 {
 		cfg.SyncEvery = time.Second
+	}
+	if cfg.HeartbeatEvery <= 0 {
+		cfg.HeartbeatEvery = DefaultHeartbeatEvery
+	}
+	if cfg.OfflineGrace == 0 { // strict: a sale needs a round trip within StrictContact
+		cfg.HeartbeatEvery = min(cfg.HeartbeatEvery, StrictContact/2)
 	}
 	f := &Fleet{w: w, cfg: cfg, hand: newHand(), link: contact{grace: cfg.OfflineGrace}}
 	f.loop = newSyncLoop(f)

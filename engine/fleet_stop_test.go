@@ -116,7 +116,7 @@ func (c *hangingCentral) applied() int {
 func openKiosk(t *testing.T, ctx context.Context, store *memstore.Store, c engine.Central) *engine.Service {
 	t.Helper()
 	svc, err := engine.NewService(ctx, store, engine.Config{Emission: 1, BlocksPerStake: 1,
-		Fleet: &engine.FleetConfig{Central: c, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 10 * time.Millisecond}}, zerolog.Nop())
+		Fleet: &engine.FleetConfig{Central: c, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 10 * time.Millisecond, HeartbeatEvery: 10 * time.Millisecond}}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

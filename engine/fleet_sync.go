@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 )
 
@@ -26,7 +27,7 @@ type syncLoop struct {
 	ctx        context.Context    // the loop's: ends with parent, or at stop
 	cancel     context.CancelFunc // ends ctx
 	done       chan struct{}
-	beat       time.Time // the loop's: the last heartbeat
+	nextBeat   time.Time // the loop's: when the next heartbeat is due (zero: at once)
 	reconciled bool      // the loop's: KioskState applied since the start
 }
 
@@ -70,7 +71,7 @@ func (l *syncLoop) run() {
 	if l.lastErr != nil {
 		delay = time.Second
 	}
-	timer := time.NewTimer(delay)
+	timer := time.NewTimer(jitter(delay))
 	defer timer.Stop()
 	for {
 		select {
@@ -101,7 +102,7 @@ func (l *syncLoop) run() {
 		default:
 			delay = l.f.cfg.SyncEvery
 		}
-		timer.Reset(delay)
+		timer.Reset(jitter(delay))
 	}
 }
 
@@ -168,16 +169,24 @@ func (l *syncLoop) round(ctx context.Context) (err error) {
 	return l.heartbeat(ctx)
 }
 
-// heartbeat tells the central, once per SyncEvery, that the kiosk lives.
+// heartbeat tells the central, about once per HeartbeatEvery (jittered),
+// that the kiosk lives.
 func (l *syncLoop) heartbeat(ctx context.Context) error {
-	if l.f.w.now().Sub(l.beat) < l.f.cfg.SyncEvery {
+	if l.f.w.now().Before(l.nextBeat) {
 		return nil
 	}
 	if err := l.f.beat(ctx); err != nil {
 		return err
 	}
-	l.beat = l.f.w.now()
+	l.nextBeat = l.f.w.now().Add(jitter(l.f.cfg.HeartbeatEvery))
 	return nil
+}
+
+// jitter spreads a period over ±20 %: a fleet's kiosks, started together
+// or met together by a central that restarts, do not call it in the same
+// second.
+func jitter(d time.Duration) time.Duration {
+	return d - d/5 + rand.N(2*d/5+1)
 }
 
 // beat tells the central that the kiosk lives, what it has not pushed yet

@@ -9,11 +9,44 @@ import (
 // ErrNotFleet: the terminal is a lone kiosk; it has no fleet to show.
 var ErrNotFleet = errors.New("fleet: this terminal is not a kiosk of a fleet")
 
-// OnlineWithin is how recent a kiosk's last call to the central must be for
-// support staff to see it online: a kiosk of the fleet calls at least once
-// per sync round (a second by default), so a minute without a call means
-// it is switched off or cut from the central.
-const OnlineWithin = time.Minute
+// How recent a kiosk's last call to the central must be for support staff
+// to see it online or late: a kiosk calls at least once per heartbeat (30 s
+// by default, ±20 %), so a kiosk is online while its last call is within
+// two heartbeats and a margin, late after that (a call or two lost: the
+// network, a restart), lost after LostAfter (switched off, cut off, broken:
+// someone should look).
+const (
+	OnlineWithin = 75 * time.Second
+	LostAfter    = 10 * time.Minute
+)
+
+// KioskStatus is a kiosk's state as the age of its last call shows it.
+type KioskStatus int
+
+const (
+	KioskNeverSeen KioskStatus = iota
+	KioskOnline
+	KioskLate
+	KioskLost
+)
+
+func (s KioskStatus) String() string {
+	return [...]string{"never seen", "online", "late", "lost"}[s]
+}
+
+// Status is the kiosk's state at the central's clock at.
+func (k KioskView) Status(at time.Time) KioskStatus {
+	switch age := at.Sub(k.LastSeen); {
+	case k.LastSeen.IsZero():
+		return KioskNeverSeen
+	case age <= OnlineWithin:
+		return KioskOnline
+	case age <= LostAfter:
+		return KioskLate
+	default:
+		return KioskLost
+	}
+}
 
 // FleetView is the fleet as support staff watch it, on the operator
 // panel's fleet tab and with `central kiosks`: which kiosks live, what each
@@ -39,9 +72,7 @@ type KioskView struct {
 }
 
 // Online says whether the kiosk called the central within OnlineWithin of at.
-func (k KioskView) Online(at time.Time) bool {
-	return !k.LastSeen.IsZero() && at.Sub(k.LastSeen) <= OnlineWithin
-}
+func (k KioskView) Online(at time.Time) bool { return k.Status(at) == KioskOnline }
 
 // HeldStake is what a kiosk holds at one stake: its packs not yet sold out
 // (nor returned or voided) and how many of their units it has not sold.

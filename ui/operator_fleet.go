@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"image/color"
 	"strings"
 	"time"
 
@@ -155,9 +156,17 @@ func stakeProgressCard(stake engine.Cents, sp *engine.StakeProgress) fyne.Canvas
 // kioskLine is one kiosk: online or not, its last call, its backlog, what
 // it holds per stake.
 func kioskLine(k engine.KioskView, at time.Time) fyne.CanvasObject {
-	state, c := lang.L("OFFLINE"), colRed
-	if k.Online(at) {
+	var state string
+	var c color.Color
+	switch k.Status(at) {
+	case engine.KioskOnline:
 		state, c = lang.L("online"), colGreen
+	case engine.KioskLate:
+		state, c = lang.L("late"), colGold
+	case engine.KioskLost:
+		state, c = lang.L("LOST"), colRed
+	default:
+		state, c = lang.L("OFFLINE"), colRed
 	}
 	seen := lang.L("never seen")
 	if !k.LastSeen.IsZero() {

@@ -35,7 +35,7 @@ func aFleet() engine.FleetView {
 				Held: []engine.HeldStake{{Stake: 50, Packs: 2, Left: 13_480}, {Stake: 100, Packs: 1, Left: 310}}},
 			{ID: "k2", LastSeen: fleetAt.Add(-4 * time.Second), Backlog: 37, Sales: 39_950,
 				Held: []engine.HeldStake{{Stake: 50, Packs: 1, Left: 2_050}}},
-			{ID: "k3", LastSeen: fleetAt.Add(-10 * time.Minute), Backlog: 112, Sales: 8_004,
+			{ID: "k3", LastSeen: fleetAt.Add(-12 * time.Minute), Backlog: 112, Sales: 8_004,
 				Held: []engine.HeldStake{{Stake: 50, Packs: 1, Left: 9_000}}},
 		},
 		Stakes: []engine.StakeProgress{
@@ -65,7 +65,7 @@ func TestGoldenOperatorFleet(t *testing.T) {
 	p := r.login(t)
 	p.Select(ui.TabFleet)
 	r.k.Wait()
-	for _, want := range []string{"Lu sur le central", "3 kiosques, 2 en ligne", "HORS LIGNE", "37 mouvements pas encore synchronisés à son dernier appel",
+	for _, want := range []string{"Lu sur le central", "3 kiosques, 2 en ligne", "PERDU", "37 mouvements pas encore synchronisés à son dernier appel",
 		"0,50 € : 13 480 unités restantes (carnets : 2)", "988 630 vendues sur 2 550 000", "Blocs clos : 1 sur 3"} {
 		if !shows(r, want) {
 			t.Errorf("the Fleet tab does not show %q", want)
