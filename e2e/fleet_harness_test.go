@@ -9,12 +9,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sys/unix"
 )
 
 // kioskProc is one kiosk as its players see it: play commands run one
@@ -23,9 +26,16 @@ import (
 type kioskProc struct {
 	id, dir, url string
 	bin          string // the shipped binary
+	conf         string // a settings file the play commands are given (--config), or ""
+	// pace, when set, is the time between two units the test reads of
+	// what play prints, through a pipe of a page: the pipe full, the
+	// kiosk waits to print its next unit, so that it sells at that pace,
+	// a few units ahead at most, as a player would.
+	pace time.Duration
 
 	mu      sync.Mutex
 	printed map[string]saleJSON // by ticket
+	seen    []time.Time         // when each unit printed was read, in order
 	dups    []string            // tickets printed twice: never
 	child   *os.Process         // the play command running, for SIGKILL
 }
@@ -39,12 +49,23 @@ func newKioskProc(t *testing.T, db, id string) *kioskProc {
 // to url) and keeps what it prints. It returns the child's stderr and how
 // it ended.
 func (k *kioskProc) play(url string, args ...string) (string, error) {
-	cmd := exec.Command(k.bin, append(append([]string{"--data", k.dir}, centralFlag(url, k.id)...), append([]string{"play", "--json"}, args...)...)...)
+	global := append([]string{"--data", k.dir}, centralFlag(url, k.id)...)
+	if k.conf != "" {
+		global = append(global, "--config", k.conf)
+	}
+	cmd := exec.Command(k.bin, append(global, append([]string{"play", "--json"}, args...)...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
+	}
+	if k.pace > 0 {
+		if f, ok := out.(*os.File); !ok {
+			return "", fmt.Errorf("play's standard output is a %T, not a pipe", out)
+		} else if _, err := unix.FcntlInt(f.Fd(), unix.F_SETPIPE_SZ, os.Getpagesize()); err != nil {
+			return "", fmt.Errorf("a pipe of a page: %w", err)
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		return "", err
@@ -53,7 +74,14 @@ func (k *kioskProc) play(url string, args ...string) (string, error) {
 	k.child = cmd.Process
 	k.mu.Unlock()
 	sc := bufio.NewScanner(out)
-	for sc.Scan() {
+	for read := time.Now(); ; {
+		if k.pace > 0 {
+			time.Sleep(time.Until(read.Add(k.pace)))
+			read = time.Now()
+		}
+		if !sc.Scan() {
+			break
+		}
 		var s saleJSON
 		if json.Unmarshal(sc.Bytes(), &s) != nil { // the last line of a killed child may be cut short
 			continue
@@ -63,6 +91,7 @@ func (k *kioskProc) play(url string, args ...string) (string, error) {
 			k.dups = append(k.dups, s.Ticket)
 		}
 		k.printed[s.Ticket] = s
+		k.seen = append(k.seen, time.Now())
 		k.mu.Unlock()
 	}
 	err = cmd.Wait()

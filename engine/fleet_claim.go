@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The packs a kiosk takes from its central and gives back: claimed ahead of
@@ -25,23 +26,25 @@ func (f *Fleet) claim(ctx context.Context) (refused bool, err error) {
 		if !need {
 			continue
 		}
+		start := time.Now()
 		p, err := f.cfg.Central.ClaimPack(ctx, stake)
+		took := time.Since(start)
 		if errors.Is(err, ErrNoPack) {
 			f.w.mu.Lock()
 			f.hand.noPack[stake] = f.w.now()
 			f.w.mu.Unlock()
-			f.w.log.Info().Int64("stake", int64(stake)).Msg("no pack left at the central")
+			f.w.log.Info().Int64("stake", int64(stake)).Float64("ms", millis(took)).Msg("no pack left at the central")
 			continue
 		}
 		if errors.Is(err, ErrClaimRefused) {
-			f.w.log.Info().Int64("stake", int64(stake)).AnErr("err", err).Msg("claim refused for now: selling what is held")
+			f.w.log.Info().Int64("stake", int64(stake)).AnErr("err", err).Float64("ms", millis(took)).Msg("claim refused for now: selling what is held")
 			refused = true
 			continue
 		}
 		if err != nil {
 			return refused, err
 		}
-		if err := f.accept(ctx, p, p.First); err != nil {
+		if err := f.accept(ctx, p, p.First, took); err != nil {
 			return refused, err
 		}
 	}
@@ -49,8 +52,9 @@ func (f *Fleet) claim(ctx context.Context) (refused bool, err error) {
 }
 
 // accept verifies a pack and stores it durably, to sell from next, from
-// position next on. Nothing of a pack that fails its proof is kept.
-func (f *Fleet) accept(ctx context.Context, p Pack, next uint32) error {
+// position next on. Nothing of a pack that fails its proof is kept. took
+// is how long the central took to send it (the log's ms).
+func (f *Fleet) accept(ctx context.Context, p Pack, next uint32, took time.Duration) error {
 	if err := p.Verify(); err != nil {
 		f.w.log.Error().Str("pack", p.Serial).AnErr("err", err).Msg("pack refused: its proof does not lead to the block's root")
 		return fmt.Errorf("pack %s refused: %w", p.Serial, err)
@@ -87,7 +91,8 @@ func (f *Fleet) accept(ctx context.Context, p Pack, next uint32) error {
 	}
 	f.link.saved = f.link.last
 	f.hand.packs = append(f.hand.packs, h)
-	f.w.log.Info().Str("pack", p.Serial).Uint32("first", p.First).Uint32("count", p.Count()).Str("root", p.Root.String()).Msg("pack claimed")
+	f.w.log.Info().Str("pack", p.Serial).Uint32("first", p.First).Uint32("count", p.Count()).Str("root", p.Root.String()).
+		Float64("ms", millis(took)).Msg("pack claimed")
 	return nil
 }
 
@@ -176,11 +181,12 @@ func (f *Fleet) reconcile(ctx context.Context) error {
 			Msg("the central knows more of this kiosk than its store (restored from an older backup): numbering on from the central's")
 	}
 	for _, ps := range fetch {
+		start := time.Now()
 		p, err := f.cfg.Central.FetchPack(ctx, ps.Serial)
 		if err != nil {
 			return err
 		}
-		if err := f.accept(ctx, p, ps.Next); err != nil {
+		if err := f.accept(ctx, p, ps.Next, time.Since(start)); err != nil {
 			return err
 		}
 	}

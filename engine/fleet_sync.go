@@ -206,7 +206,11 @@ func (f *Fleet) beat(ctx context.Context) error {
 	f.w.mu.Lock()
 	head := f.w.jhead
 	f.w.mu.Unlock()
+	start := time.Now()
 	_, err = f.cfg.Central.Heartbeat(ctx, backlog, head)
+	if err == nil {
+		f.w.log.Debug().Int("backlog", backlog).Float64("ms", millis(time.Since(start))).Msg("heartbeat")
+	}
 	if errors.Is(err, ErrJournalBehind) {
 		f.w.mu.Lock()
 		err = f.w.outOfService(false, fmt.Sprintf("the central refused this kiosk's journal head %s: it anchored a later one "+
@@ -284,6 +288,7 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 	if err != nil || len(moves) == 0 {
 		return 0, err
 	}
+	start := time.Now() // the batch's round trips, its sales' and its movements'
 	if len(sales) > 0 {
 		if r, err := f.cfg.Central.PushSales(ctx, sales); err != nil {
 			return 0, err
@@ -298,12 +303,17 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 	if r.Conflicts > 0 {
 		f.w.log.Error().Int("conflicts", r.Conflicts).Msg("the central refused movements as conflicts (see central audit)")
 	}
+	f.w.log.Debug().Int("sales", len(sales)).Int("movements", len(moves)).Float64("ms", millis(time.Since(start))).Msg("pushed")
 	last := moves[len(moves)-1].Seq
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
 	f.link.last = f.w.now().UTC()
 	return len(moves), f.saveState(ctx, func(st *fleetState) { st.Pushed = max(st.Pushed, last) })
 }
+
+// millis is d in milliseconds, to the microsecond: the ms of the log's
+// lines that time a call to the central (a claim, a push, a heartbeat).
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // outboxItem reads movement seq of the outbox, and its sale if it is one.
 func outboxItem(tx ReadTx, seq uint64, packs []packInHand) (FleetMovement, *FleetSale, error) {
