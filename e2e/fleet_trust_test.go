@@ -64,14 +64,18 @@ func TestFleetAttackStallsNoKiosk(t *testing.T) {
 	began := time.Now()
 	db := fleetCentral(t, packSize)
 	attackerURL := fleetKiosk(t, db, "k0")
-	conf := filepath.Join(t.TempDir(), "starfortune.toml")
-	if err := os.WriteFile(conf, []byte("log_level = \"debug\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	kiosks := make([]*kioskProc, 4)
 	logStart := make([]int64, len(kiosks)) // where the play's lines start in each kiosk's log
 	for i := range kiosks {
 		k := newKioskProc(t, db, fmt.Sprintf("k%d", i+1))
+		// Debug: the claim, push and heartbeat lines with their ms; a
+		// heartbeat every second (30 s by default), so that they are many.
+		// The settings file holds the kiosk's password: mode 600.
+		conf := filepath.Join(t.TempDir(), "starfortune.toml")
+		body := fmt.Sprintf("log_level = \"debug\"\n[central]\nurl = %q\nheartbeat_every = \"1s\"\n", k.url)
+		if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		k.conf, k.pace = conf, salePace
 		mustKiosk(t, k.dir, k.url, k.id, "wallet", "credit", "--amount", "2000")
 		if fi, err := os.Stat(kioskLog(k)); err == nil {
