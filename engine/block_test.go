@@ -3,12 +3,35 @@ package engine_test
 import (
 	"bytes"
 	"errors"
+	"sync"
 	"testing"
 
 	"starfortune/engine"
 )
 
 var ref50 = engine.BlockRef{Emission: 1, Stake: 50, Number: 1}
+
+// drawn50 is block ref50 drawn from seed(sd), drawn once per test binary
+// whichever test asks first: a block's Merkle tree takes a second or more
+// of CPU under -race, and the tests that only read drawn blocks (their
+// tallies, spread, scripts, units, the Merkle tests' block1) share them.
+// Callers must not change it: those that damage units clone them first.
+// The tests of the draw itself draw again (reproducibility, cores).
+func drawn50(sd byte) *engine.Block {
+	drawnMu.Lock()
+	once, ok := drawnOnce[sd]
+	if !ok {
+		once = sync.OnceValue(func() *engine.Block { return engine.GenerateBlock(ref50, seed(sd)) })
+		drawnOnce[sd] = once
+	}
+	drawnMu.Unlock()
+	return once()
+}
+
+var (
+	drawnMu   sync.Mutex
+	drawnOnce = map[byte]func() *engine.Block{}
+)
 
 func seed(b byte) engine.Seed {
 	var s engine.Seed
@@ -20,7 +43,7 @@ func seed(b byte) engine.Seed {
 
 func TestBlockTalliesEqualTheTable(t *testing.T) {
 	for _, sd := range []byte{1, 2, 3, 42} {
-		b := engine.GenerateBlock(ref50, seed(sd))
+		b := drawn50(sd)
 		if b.Len() != engine.BlockSize {
 			t.Fatalf("seed %d: %d units", sd, b.Len())
 		}
@@ -46,12 +69,12 @@ func TestBlockTalliesEqualTheTable(t *testing.T) {
 }
 
 func TestBlockIsReproducibleFromItsSeed(t *testing.T) {
-	a := engine.GenerateBlock(ref50, seed(7))
-	b := engine.GenerateBlock(ref50, seed(7))
+	a := drawn50(1)
+	b := engine.GenerateBlock(ref50, seed(1)) // drawn again
 	if !bytes.Equal(a.Units, b.Units) || a.Commitment != b.Commitment {
 		t.Fatal("same seed gave different blocks")
 	}
-	c := engine.GenerateBlock(ref50, seed(8))
+	c := drawn50(2)
 	if bytes.Equal(a.Units, c.Units) || a.Commitment == c.Commitment {
 		t.Fatal("different seeds gave the same block")
 	}
@@ -71,7 +94,7 @@ func TestBlockIsReproducibleFromItsSeed(t *testing.T) {
 	if commit(other, a.Seed, a.Units) == a.Commitment {
 		t.Fatal("commitment does not bind the block's identity")
 	}
-	if commit(ref50, seed(8), a.Units) == a.Commitment {
+	if commit(ref50, c.Seed, a.Units) == a.Commitment {
 		t.Fatal("commitment does not bind the salts")
 	}
 	units := bytes.Clone(a.Units)
@@ -100,8 +123,8 @@ func TestWinnersAreUniformlySpread(t *testing.T) {
 	const bins = 100
 	const low, high = 66.510, 138.987 // chi-square quantiles 0.005 and 0.995, 99 degrees of freedom
 	const winners = 215_273.0
-	for _, sd := range []byte{1, 2, 3} {
-		b := engine.GenerateBlock(ref50, seed(sd))
+	for _, sd := range []byte{1, 2, 3} { // the blocks TestBlockTalliesEqualTheTable checks
+		b := drawn50(sd)
 		var counts [bins]float64
 		per := engine.BlockSize / bins
 		for i := 0; i < b.Len(); i++ {
@@ -128,8 +151,8 @@ func TestScriptsAreValidAndVaried(t *testing.T) {
 	var boxes [engine.NumBonusBoxes]int
 	var single, double, bonusOnly, lossSpots int
 	spots := map[int]bool{}
-	for _, sd := range []byte{4, 5} {
-		b := engine.GenerateBlock(ref50, seed(sd))
+	for _, sd := range []byte{3, 42} { // two of the blocks TestBlockTalliesEqualTheTable checks
+		b := drawn50(sd)
 		for i := 0; i < b.Len(); i++ {
 			u, err := b.Unit(i)
 			if err != nil {
@@ -213,7 +236,7 @@ func TestScriptsListEveryDecomposition(t *testing.T) {
 }
 
 func TestDecodeUnitRejectsDamage(t *testing.T) {
-	b := engine.GenerateBlock(ref50, seed(9))
+	b := block1() // any drawn block's units: those of the Merkle tests'
 	for i := 0; i < 2000; i++ {
 		raw := bytes.Clone(b.Units[i*3 : i*3+3])
 		raw[0] ^= 0x01 // another tier: the drops no longer sum to its prize

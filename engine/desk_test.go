@@ -100,7 +100,7 @@ func setting(t *testing.T, st *memstore.Store, name string) string {
 // An out-of-service terminal still lets the operator in and logs it.
 func TestLoginWorksOutOfService(t *testing.T) {
 	j := &memstore.Journal{}
-	s := open(t, memstore.New(), j)
+	s := open(t, pinnedStore(t), j)
 	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}

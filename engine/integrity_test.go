@@ -18,6 +18,12 @@ func withJournal(j engine.Journal) engine.Config {
 	return cfg
 }
 
+// open starts a service on st with journal j. The tests give it a
+// pinnedStore, not an empty memstore: on an empty store the service draws
+// a block per stake first (seconds of CPU each under -race), and these
+// tests are about the journal, not the draw, which the block and service
+// tests check (and TestJournalRebuildsTheStore, blocks recovered from their
+// seeds).
 func open(t *testing.T, st engine.Store, j engine.Journal) *engine.Service {
 	t.Helper()
 	s, err := engine.NewService(ctx, st, withJournal(j), zerolog.Nop())
@@ -48,13 +54,13 @@ func playSome(t *testing.T, s *engine.Service) {
 
 func TestJournalRebuildsTheStore(t *testing.T) {
 	j := &memstore.Journal{}
-	s := open(t, memstore.New(), j)
+	s := open(t, pinnedStore(t), j)
 	playSome(t, s)
 	mustAudit(t, s)
 	want, _, _ := s.History(ctx, engine.DemoPlayer, 0, 100)
 	carol, _ := s.Wallet(ctx, "carol")
 
-	fresh := memstore.New()
+	fresh := memstore.New() // empty: the blocks sold from are drawn again from their seeds
 	n, err := engine.Recover(ctx, j, fresh, zerolog.Nop())
 	if err != nil || n == 0 {
 		t.Fatalf("recover: %d entries, %v", n, err)
@@ -82,14 +88,15 @@ func TestJournalRebuildsTheStore(t *testing.T) {
 
 func TestStoreBehindItsJournalStopsSelling(t *testing.T) {
 	j := &memstore.Journal{}
-	s := open(t, memstore.New(), j)
+	s := open(t, pinnedStore(t), j)
 	playSome(t, s)
 	// A store that lost its last two acknowledged transactions, as Badger
-	// does when its write-ahead log is cut short.
+	// does when its write-ahead log is cut short: it keeps its blocks, and
+	// Recover, finding them, does not draw them again.
 	short := &memstore.Journal{}
 	j.Entries(func(e engine.JournalEntry) error { return short.Append(e) })
 	short.Drop(2)
-	lossy := memstore.New()
+	lossy := pinnedStore(t)
 	if _, err := engine.Recover(ctx, short, lossy, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +110,9 @@ func TestStoreBehindItsJournalStopsSelling(t *testing.T) {
 	if rep, err := b.Audit(ctx, nil); err != nil || rep.OK() {
 		t.Fatalf("audit does not see the lost sales: %v %v", err, rep.Findings)
 	}
-	fresh := memstore.New()
+	// The journal, intact, rebuilds the store (onto its blocks: their
+	// recovery from the seeds is TestJournalRebuildsTheStore's).
+	fresh := pinnedStore(t)
 	if _, err := engine.Recover(ctx, j, fresh, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +121,7 @@ func TestStoreBehindItsJournalStopsSelling(t *testing.T) {
 
 func TestJournalFailureStopsSellingAndIsRepairedAtStart(t *testing.T) {
 	j := &memstore.Journal{}
-	st := memstore.New()
+	st := pinnedStore(t)
 	s := open(t, st, j)
 	sell(t, s, engine.DemoPlayer, 50, 2)
 	j.Fail = errors.New("no space left on device")
@@ -138,7 +147,7 @@ func TestJournalFailureStopsSellingAndIsRepairedAtStart(t *testing.T) {
 
 func TestTamperedStoreIsFoundAtStart(t *testing.T) {
 	j := &memstore.Journal{}
-	st := memstore.New()
+	st := pinnedStore(t)
 	s := open(t, st, j)
 	playSome(t, s)
 	st.Update(ctx, func(tx engine.Tx) error {
@@ -159,13 +168,13 @@ func TestTamperedStoreIsFoundAtStart(t *testing.T) {
 // leaves the journal one entry ahead, which the next start replays.
 func TestJournalOneAheadIsReplayedAtStart(t *testing.T) {
 	j := &memstore.Journal{}
-	s := open(t, memstore.New(), j)
+	s := open(t, pinnedStore(t), j)
 	playSome(t, s)
 	want, _, _ := s.Last(ctx, "carol")
 	short := &memstore.Journal{}
 	j.Entries(func(e engine.JournalEntry) error { return short.Append(e) })
 	short.Drop(1)
-	behind := memstore.New()
+	behind := pinnedStore(t) // the store, with its blocks, one entry behind
 	if _, err := engine.Recover(ctx, short, behind, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +192,7 @@ func TestJournalOneAheadIsReplayedAtStart(t *testing.T) {
 // back: nothing moved, nothing journaled, and selling goes on.
 func TestFailedCommitIsTakenOutOfTheJournal(t *testing.T) {
 	j := &memstore.Journal{}
-	st := memstore.New()
+	st := pinnedStore(t)
 	s := open(t, st, j)
 	sell(t, s, engine.DemoPlayer, 50, 2)
 	head := j.Head()
@@ -208,7 +217,7 @@ func TestFailedCommitIsTakenOutOfTheJournal(t *testing.T) {
 // rebuilt from the journal keeps them.
 func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	j := &memstore.Journal{}
-	s := open(t, memstore.New(), j)
+	s := open(t, pinnedStore(t), j)
 	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +229,9 @@ func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	}
 	want, _ := s.OperatorLog(ctx, 100)
 
-	fresh := memstore.New()
+	// Nothing was sold, so the journal names no block: recovered into an
+	// empty store, the service would draw its blocks.
+	fresh := pinnedStore(t)
 	if _, err := engine.Recover(ctx, j, fresh, zerolog.Nop()); err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +287,7 @@ func TestChangesAreReadBack(t *testing.T) {
 		{"ledger", garbling{ledger: true}, "does not match its last ledger entry"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			c.g.Store = memstore.New()
+			c.g.Store = pinnedStore(t)
 			s := open(t, c.g, &memstore.Journal{})
 			_, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1})
 			if !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), c.want) {
@@ -296,7 +307,7 @@ func TestChangesAreReadBack(t *testing.T) {
 // found at start.
 func TestRecordBeyondTheCursorIsFoundAtStart(t *testing.T) {
 	j := &memstore.Journal{}
-	st := memstore.New()
+	st := pinnedStore(t)
 	s := open(t, st, j)
 	sales := sell(t, s, engine.DemoPlayer, 50, 2)
 	st.Update(ctx, func(tx engine.Tx) error {

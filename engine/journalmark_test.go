@@ -17,7 +17,7 @@ import (
 func storeAhead(t *testing.T) (*memstore.Journal, *memstore.Store, engine.JournalMark) {
 	t.Helper()
 	j := &memstore.Journal{}
-	st := memstore.New()
+	st := pinnedStore(t)
 	s := open(t, st, j)
 	playSome(t, s)
 	j.Fail = errors.New("no space left on device")

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/transparency-dev/merkle/compact"
@@ -22,8 +21,9 @@ import (
 
 var factory = compact.RangeFactory{Hash: rfc6962.DefaultHasher.HashChildren}
 
-// block1 is drawn once for all these tests (a second under -race).
-var block1 = sync.OnceValue(func() *engine.Block { return engine.GenerateBlock(ref50, seed(1)) })
+// block1 is drawn once for all these tests (seconds of CPU under -race),
+// and shared with the block tests' seed 1 (drawn50).
+func block1() *engine.Block { return drawn50(1) }
 
 func leaves(n int) []engine.Hash {
 	b := block1()

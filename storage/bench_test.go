@@ -36,8 +36,14 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("STARFORTUNE_CUT_REKEY"); dir != "" { // TestPowerCutInRekey's child
 		os.Exit(rekeyChild(dir))
 	}
+	shared, err := os.MkdirTemp("", "starfortune-storage-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	storage.SharedDir = shared
 	code := m.Run()
-	removeDrawn()
+	os.RemoveAll(shared)
 	if bigDir != "" {
 		if big.store != nil {
 			big.svc.Close()
@@ -119,7 +125,7 @@ func richServiceKey(b *testing.B, key []byte) *engine.Service {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc.Close() // wait for the spare blocks
+	svc.Close() // wait for any block drawn in the background
 	for range 10 {
 		if _, err := svc.Credit(context.Background(), "bench", 100_000_000, "bench"); err != nil {
 			b.Fatal(err)

@@ -3,6 +3,7 @@ package storage
 // Internal tests: they time checkDir and the disk guard on their own.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -17,28 +18,28 @@ import (
 	"starfortune/engine"
 )
 
-// fillStore writes blocks complete blocks and records history records into
-// a store in dir and closes it. Badger's Close flushes its memtable into a
-// level-0 table, so the directory then holds .sst files whatever the amount
-// written (checked by tables).
-func fillStore(tb testing.TB, dir string, blocks, records int) {
-	tb.Helper()
+// fillStore writes blocks and records history records (of the first
+// block's units) into a store in dir and closes it. Badger's Close flushes
+// its memtable into a level-0 table, so the directory then holds .sst files
+// whatever the amount written (checked by tables). The tests take copies
+// of the stores it fills (filledStore).
+func fillStore(dir string, blocks []*engine.Block, records int) (err error) {
 	ctx := context.Background()
 	s, err := Open(dir, TestKey, zerolog.Nop())
 	if err != nil {
-		tb.Fatal(err)
+		return err
 	}
-	defer s.Close()
-	var first *engine.Block
-	for n := 1; n <= blocks; n++ {
-		b := engine.GenerateBlock(engine.BlockRef{Emission: 1, Stake: engine.Stakes[n%3], Number: uint32(n)}, engine.Seed{byte(n)})
+	defer func() {
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for _, b := range blocks {
 		if err := s.PutBlock(ctx, b); err != nil {
-			tb.Fatal(err)
-		}
-		if first == nil {
-			first = b
+			return err
 		}
 	}
+	first := blocks[0]
 	now := time.Date(2026, 12, 2, 14, 30, 0, 0, time.UTC)
 	for i := 0; i < records; {
 		err := s.Update(ctx, func(t engine.Tx) error {
@@ -53,15 +54,10 @@ func fillStore(tb testing.TB, dir string, blocks, records int) {
 			return nil
 		})
 		if err != nil {
-			tb.Fatal(err)
+			return err
 		}
 	}
-	if err := s.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	if len(tables(tb, dir)) == 0 {
-		tb.Fatal("no table files after close")
-	}
+	return nil
 }
 
 // tables lists the table files in dir, largest first.
@@ -89,8 +85,7 @@ func openRefused(t *testing.T, dir, want string) {
 }
 
 func TestCheckManifestMissing(t *testing.T) {
-	dir := t.TempDir()
-	fillStore(t, dir, 1, 10)
+	dir := filledStore(t, 1, 10)
 	before := tables(t, dir)
 	if err := os.Remove(filepath.Join(dir, "MANIFEST")); err != nil {
 		t.Fatal(err)
@@ -116,8 +111,7 @@ func TestCheckDamagedTable(t *testing.T) {
 		{"deleted", func(t *testing.T, path string) { os.Remove(path) }, "listed in the MANIFEST but missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			fillStore(t, dir, 1, 1000)
+			dir := filledStore(t, 1, 1000)
 			tc.damage(t, tables(t, dir)[0])
 			openRefused(t, dir, tc.want)
 		})
@@ -154,8 +148,7 @@ func flip(t *testing.T, path string, at float64) {
 // store (closing a checked table must not delete it, as Table.DecrRef
 // would).
 func TestCheckKeepsGoodStore(t *testing.T) {
-	dir := t.TempDir()
-	fillStore(t, dir, 2, 1000)
+	dir := filledStore(t, 2, 1000)
 	before := tables(t, dir)
 	if _, err := checkDir(dir, TestKey, zerolog.Nop()); err != nil {
 		t.Fatal(err)
@@ -168,12 +161,12 @@ func TestCheckKeepsGoodStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ref := engine.BlockRef{Emission: 1, Stake: engine.Stakes[2], Number: 2}
-	b, err := s.LoadBlock(context.Background(), ref)
+	want := fillBlock(t, 2)
+	b, err := s.LoadBlock(context.Background(), want.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := engine.GenerateBlock(ref, engine.Seed{2}); b.Commitment != want.Commitment {
+	if b.Commitment != want.Commitment || !bytes.Equal(b.Units, want.Units) {
 		t.Fatal("block read back differs")
 	}
 	if _, err := checkDir(dir, TestKey, zerolog.Nop()); !errors.Is(err, engine.ErrInUse) {
@@ -187,8 +180,7 @@ func TestCheckCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 30 MB")
 	}
-	dir := t.TempDir()
-	fillStore(t, dir, 10, 100_000)
+	dir := filledStore(t, 10, 100_000)
 	var size int64
 	for _, p := range tables(t, dir) {
 		st, _ := os.Stat(p)
@@ -245,8 +237,7 @@ func BenchmarkDiskGuard(b *testing.B) {
 func TestEmptyLogRemoved(t *testing.T) {
 	for _, name := range []string{"00099.mem", "000099.vlog"} {
 		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			fillStore(t, dir, 1, 10)
+			dir := filledStore(t, 1, 10)
 			empty := filepath.Join(dir, name)
 			if err := os.WriteFile(empty, nil, 0o640); err != nil {
 				t.Fatal(err)
@@ -266,7 +257,7 @@ func TestEmptyLogRemoved(t *testing.T) {
 				t.Fatalf("the empty %s is still there (%v)", name, err)
 			}
 			err = s.View(context.Background(), func(tx engine.ReadTx) error {
-				_, err := tx.Record(engine.Ticket{Block: engine.BlockRef{Emission: 1, Stake: engine.Stakes[1], Number: 1}, Index: 9})
+				_, err := tx.Record(engine.Ticket{Block: fillBlock(t, 1).Ref, Index: 9})
 				return err
 			})
 			if err != nil {

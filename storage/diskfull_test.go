@@ -75,6 +75,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	putDrawn(t, s) // the blocks newService would draw, written to the small disk
 	svc := newService(t, s)
 	demo := engine.DemoPlayer
 	req := engine.SellRequest{Player: demo, Stake: 100, Count: 1, Actor: "kiosk"}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,15 +34,44 @@ type needle struct {
 	what string
 }
 
-// secrets are the needles of a store, by their first 8 bytes.
-type secrets map[uint64][]needle
+// scanStride is how far apart find reads the files' 8-byte words: a
+// needle at any offset spans, among its first scanStride+7 bytes, one of
+// them, at an offset below scanStride. Under the race detector a read per
+// byte of a store's files took seconds.
+const scanStride = 16
+
+// needleAt is a needle under one of its 8-byte words, off bytes into it.
+type needleAt struct {
+	n   *needle
+	off int
+}
+
+// secrets are the needles of a store, each under one of its 8-byte words
+// of each offset class modulo scanStride: the word at offset r (r below
+// scanStride) or, if it is zero (as every run of zeros of preallocated
+// files is), the first nonzero one at r plus a multiple of scanStride.
+// Every occurrence of a needle thus has a word find reads (see find).
+type secrets map[uint64][]needleAt
 
 func (s secrets) add(b []byte, what string) {
-	g := binary.LittleEndian.Uint64(b)
-	if g == 0 {
+	if binary.LittleEndian.Uint64(b) == 0 {
 		return // would match every run of zeros of preallocated files
 	}
-	s[g] = append(s[g], needle{bytes.Clone(b), what})
+	if len(b) < scanStride+7 {
+		panic(fmt.Sprintf("needle %q of %d bytes: find sees only those of scanStride+7 = %d or more", what, len(b), scanStride+7))
+	}
+	n := &needle{bytes.Clone(b), what}
+	for r := range scanStride {
+		off := r
+		for o := r; o+8 <= len(b); o += scanStride {
+			if binary.LittleEndian.Uint64(b[o:]) != 0 {
+				off = o
+				break
+			}
+		}
+		w := binary.LittleEndian.Uint64(b[off:])
+		s[w] = append(s[w], needleAt{n, off})
+	}
 }
 
 // storeSecrets are what a copy of a kiosk's store must not reveal: each
@@ -87,11 +117,14 @@ func (s secrets) find(tb testing.TB, dir string) []string {
 		if err != nil {
 			return err
 		}
-		for i := 0; i+8 <= len(data); i++ {
-			for _, n := range s[binary.LittleEndian.Uint64(data[i:])] {
-				if bytes.HasPrefix(data[i:], n.b) {
-					found[n.what] = true
-					found[filepath.Base(path)+": "+n.what] = true
+		// A needle at p has its words of offset class -p modulo scanStride
+		// at the multiples of scanStride in [p, p+len-8], every one inside
+		// the file: the one it is filed under is read.
+		for i := 0; i+8 <= len(data); i += scanStride {
+			for _, w := range s[binary.LittleEndian.Uint64(data[i:])] {
+				if p := i - w.off; p >= 0 && bytes.HasPrefix(data[p:], w.n.b) {
+					found[w.n.what] = true
+					found[filepath.Base(path)+": "+w.n.what] = true
 				}
 			}
 		}
@@ -104,15 +137,17 @@ func (s secrets) find(tb testing.TB, dir string) []string {
 }
 
 // drawnStore opens a store encrypted under storage.TestKey in a new
-// directory, fills it (fillStore) and returns it open with its secrets.
+// directory, puts the drawn blocks into it and fills it (fillStore), and
+// returns it open with its secrets.
 func drawnStore(t *testing.T) (*storage.Store, secrets) {
 	t.Helper()
 	s := MustOpen(t)
+	putDrawn(t, s)
 	return s, fillStore(t, s)
 }
 
-// fillStore draws the blocks of s, sells from them and credits secretPlayer, and
-// returns the secrets of s.
+// fillStore sells from the blocks of s (those it has, or drawn by
+// newService), credits secretPlayer, and returns the secrets of s.
 func fillStore(t *testing.T, s *storage.Store) secrets {
 	t.Helper()
 	svc := newService(t, s)
@@ -124,39 +159,31 @@ func fillStore(t *testing.T, s *storage.Store) secrets {
 	return storeSecrets(t, s)
 }
 
-// drawn are stores drawn once per process by fillStore and closed, by key,
-// for copiedStore: under the race detector a block takes seconds to draw.
-var drawn struct {
+// filled are stores filled once per process by fillStore on the drawn
+// blocks and closed, by key, for copiedStore.
+var filled struct {
 	sync.Mutex
-	stores map[string]drawnCopy
+	stores map[string]filledCopy
 }
 
-type drawnCopy struct {
+type filledCopy struct {
 	dir string
 	sec secrets
 }
 
-// removeDrawn removes the stores drawn for copiedStore (TestMain).
-func removeDrawn() {
-	for _, d := range drawn.stores {
-		os.RemoveAll(filepath.Dir(d.dir))
-	}
-}
-
-// copiedStore is a closed copy of a store drawn once by fillStore
-// (encrypted under key, or in clear when key is nil), in a new directory,
-// and its secrets.
+// copiedStore is a closed copy of a store filled once by fillStore on the
+// drawn blocks (encrypted under key, or in clear when key is nil), in a new
+// directory, and its secrets.
 func copiedStore(t *testing.T, key []byte) (dir string, sec secrets) {
 	t.Helper()
-	drawn.Lock()
-	defer drawn.Unlock()
-	d, ok := drawn.stores[string(key)]
+	filled.Lock()
+	defer filled.Unlock()
+	d, ok := filled.stores[string(key)]
 	if !ok {
-		tmp, err := os.MkdirTemp("", "starfortune-drawn-")
-		if err != nil {
+		var err error
+		if d.dir, err = storage.SharedPath("filled"); err != nil {
 			t.Fatal(err)
 		}
-		d.dir = filepath.Join(tmp, "db")
 		var s *storage.Store
 		if key == nil {
 			s, err = storage.OpenPlaintext(d.dir, zerolog.Nop())
@@ -166,20 +193,17 @@ func copiedStore(t *testing.T, key []byte) (dir string, sec secrets) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		putDrawn(t, s)
 		d.sec = fillStore(t, s)
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if drawn.stores == nil {
-			drawn.stores = map[string]drawnCopy{}
+		if filled.stores == nil {
+			filled.stores = map[string]filledCopy{}
 		}
-		drawn.stores[string(key)] = d
+		filled.stores[string(key)] = d
 	}
-	dir = filepath.Join(t.TempDir(), "db")
-	if err := os.CopyFS(dir, os.DirFS(d.dir)); err != nil {
-		t.Fatal(err)
-	}
-	return dir, d.sec
+	return storage.CopyDir(t, d.dir), d.sec
 }
 
 // TestSecrecyAtRest: the files of an encrypted store, read raw while it
@@ -209,6 +233,47 @@ func TestSecrecyAtRest(t *testing.T) {
 	}
 	if seeds != blocks || !slices.Contains(found, "a player's id") || len(found) < 1000 {
 		t.Fatalf("the scan of a plaintext store found %d seeds of %d blocks, %d needles in all: it does not see what it looks for", seeds, blocks, len(found))
+	}
+}
+
+// The scan finds a needle at any offset in a file, up to its very end,
+// whatever zeros it holds past its first word; and nothing in a file
+// without one.
+func TestSecretsScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	random := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(r.Uint32() | 1)
+		}
+		return b
+	}
+	units := random(192)
+	clear(units[8:60]) // zero words of every offset class modulo scanStride
+	needles := map[string][]byte{"seed": random(32), "units": units, "player": []byte(secretPlayer)}
+	sec := secrets{}
+	for what, b := range needles {
+		sec.add(b, what)
+	}
+	for what, b := range needles {
+		for p := range 2*scanStride + 1 {
+			for _, tail := range []int{0, 3, scanStride} {
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "f"), slices.Concat(random(p), b, random(tail)), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if found := sec.find(t, dir); !slices.Equal(found, []string{"f: " + what, what}) { // sorted
+					t.Fatalf("%s at %d, %d bytes after it: found %q", what, p, tail, found)
+				}
+			}
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), append(random(5000), make([]byte, 5000)...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if found := sec.find(t, dir); len(found) > 0 {
+		t.Fatalf("found %q in a file without needles", found)
 	}
 }
 

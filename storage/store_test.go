@@ -39,9 +39,12 @@ func mustOpenDir(tb testing.TB, dir string) *storage.Store {
 	return s
 }
 
-// testConfig keeps the number of drawn blocks small: one per stake and a
-// spare each, drawn in the background.
-var testConfig = engine.Config{Emission: 1, BlocksPerStake: 2, DemoFunds: 10_000}
+// testConfig keeps the number of blocks small: one per stake, no spare.
+// Every audit computes each block's Merkle tree (a second of CPU under the
+// race detector), and the secrecy scans and the encryption read every
+// block's chunks. The spares a kiosk draws in the background are drawn once
+// per test binary, on a store of their own (storage.FirstStart).
+var testConfig = engine.Config{Emission: 1, BlocksPerStake: 1, DemoFunds: 10_000}
 
 var start = time.Date(2026, 12, 2, 14, 30, 0, 0, time.UTC)
 
@@ -54,7 +57,7 @@ func newService(tb testing.TB, s engine.Store) *engine.Service {
 	if err != nil {
 		tb.Fatalf("new service: %v", err)
 	}
-	svc.Close() // wait for the spare blocks, so that tests see a settled store
+	svc.Close() // wait for any block drawn in the background, so that tests see a settled store
 	return svc
 }
 
@@ -117,7 +120,7 @@ func sameState(a, b state) bool {
 // credit and payout, refused sales, audit, then a reopen.
 func TestServiceOnBadger(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpen(t)
+	s := mustOpenDir(t, drawnDir(t))
 	svc := newService(t, s)
 	demo := engine.DemoPlayer
 
@@ -466,8 +469,8 @@ func TestGroupedReveals(t *testing.T) {
 func TestBlocks(t *testing.T) {
 	ctx := context.Background()
 	s := MustOpen(t)
-	a := newBlock(t, engine.BlockRef{Emission: 1, Stake: 200, Number: 1}, 1)
-	b := newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 2}, 2)
+	a := firstBlock(t, engine.BlockRef{Emission: 1, Stake: 200, Number: 1})
+	b := firstBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 2})
 	putBlock(t, s, a)
 	putBlock(t, s, b)
 	if err := s.PutBlock(ctx, a); err == nil {
@@ -514,7 +517,7 @@ func TestBlocks(t *testing.T) {
 	if _, err := s.LoadBlock(ctx, ref); !errors.Is(err, engine.ErrUnknownTicket) {
 		t.Fatalf("load of an incomplete block: %v, want ErrUnknownTicket", err)
 	}
-	redrawn := newBlock(t, ref, 3)
+	redrawn := firstBlock(t, ref)
 	putBlock(t, s, redrawn)
 	got, err = s.LoadBlock(ctx, ref)
 	if err != nil || !bytes.Equal(got.Units, redrawn.Units) || got.Commitment != redrawn.Commitment {
@@ -540,7 +543,7 @@ func TestCorruptChunk(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := MustOpen(t)
-			putBlock(t, s, newBlock(t, ref, 7))
+			putBlock(t, s, firstBlock(t, ref))
 			key := storage.ChunkKey(ref, 5)
 			rawSet(t, s, key, c.damage(rawGet(t, s, key)))
 			_, err := s.LoadBlock(ctx, ref)
@@ -561,8 +564,7 @@ func TestCorruptChunk(t *testing.T) {
 	}
 
 	// The audit reports it (and the service refuses to sell from it).
-	s := MustOpen(t)
-	putBlock(t, s, newBlock(t, ref, 7))
+	s := mustOpenDir(t, drawnDir(t))
 	rawSet(t, s, storage.ChunkKey(ref, 0), []byte("garbage"))
 	svc := newService(t, s)
 	if _, err := svc.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1}); !errors.Is(err, engine.ErrCorrupt) {
@@ -581,7 +583,7 @@ func TestCorruptChunk(t *testing.T) {
 // encoded: the audit names the ticket.
 func TestTamperedRecord(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpen(t)
+	s := mustOpenDir(t, drawnDir(t))
 	svc := newService(t, s)
 	sales := sell(t, svc, engine.SellRequest{Player: engine.DemoPlayer, Stake: 200, Count: 6, Picks: picks})
 	mustAudit(t, svc)
@@ -638,7 +640,7 @@ func TestSchema1IsMigrated(t *testing.T) {
 // already carry their Merkle root, migrates.
 func TestSchema3WithBlocksIsRefused(t *testing.T) {
 	s := MustOpen(t)
-	old := newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}, 5)
+	old := firstBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1})
 	old.Commitment = engine.Hash(sha256.Sum256(old.Units)) // as schema 3 committed it
 	putBlock(t, s, old)
 	rawSet(t, s, storage.SchemaKey(), []byte{0, 0, 0, 3})
@@ -654,7 +656,7 @@ func TestSchema3WithBlocksIsRefused(t *testing.T) {
 	mustOpenDir(t, empty.Dir()).Close()
 
 	merkle := MustOpen(t)
-	putBlock(t, merkle, newBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}, 5))
+	putBlock(t, merkle, firstBlock(t, engine.BlockRef{Emission: 1, Stake: 50, Number: 1}))
 	rawSet(t, merkle, storage.SchemaKey(), []byte{0, 0, 0, 3})
 	merkle.Close()
 	mustOpenDir(t, merkle.Dir()).Close()
@@ -685,7 +687,7 @@ func TestSchemaMismatch(t *testing.T) {
 
 func TestBackupRestore(t *testing.T) {
 	ctx := context.Background()
-	s := MustOpen(t)
+	s := mustOpenDir(t, drawnDir(t))
 	svc := newService(t, s)
 	sell(t, svc, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 40, Picks: picks})
 	if _, err := svc.Credit(ctx, "bob", 1000, "operator:1"); err != nil {
