@@ -238,7 +238,14 @@ func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	display := startXvfb(t)
 	home := t.TempDir()
 	out := &safeBuffer{}
-	win := exec.Command(k.bin, append([]string{"--data", k.dir}, centralFlag(url, k.id)...)...)
+	// A heartbeat every second (30 s by default): the idle window's loop
+	// calls the central each round, as a kiosk whose sales flow would. Its
+	// settings file holds the kiosk's password: mode 600.
+	conf := filepath.Join(t.TempDir(), "starfortune.toml")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("kiosk_id = %q\n[central]\nurl = %q\nheartbeat_every = \"1s\"\n", k.id, url)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	win := exec.Command(k.bin, "--data", k.dir, "--config", conf)
 	win.Env = append(os.Environ(), "HOME="+home, "DISPLAY="+display, "LANG=C.UTF-8")
 	win.Stdout, win.Stderr = out, out
 	if err := win.Start(); err != nil {
