@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,7 +62,7 @@ func TestFleetSoak(t *testing.T) {
 		wg.Add(1)
 		url := kp.url // without faults, the central's socket, as in a fleet
 		if faults {   // else through a proxy that can cut the network
-			url = strings.Replace(kp.url, "host="+cluster.Dir, "host="+proxies[i].dir, 1)
+			url = proxies[i].url(kp.url, cluster.Dir)
 		}
 		go func() {
 			defer wg.Done()
@@ -212,79 +210,4 @@ func ownerPool(t *testing.T, db string) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
-}
-
-// netProxy stands between kiosks and the central: a Unix socket of its own
-// that forwards to the server's, and that can cut the network for a while
-// (the connections open dropped, new ones closed at once).
-type netProxy struct {
-	dir    string // the socket's directory: host=dir in a connection string
-	target string
-
-	mu    sync.Mutex
-	conns map[net.Conn]bool
-	down  time.Time // no connection before
-}
-
-func newNetProxy(t *testing.T, serverDir string, port int) *netProxy {
-	t.Helper()
-	p := &netProxy{dir: t.TempDir(), target: filepath.Join(serverDir, fmt.Sprintf(".s.PGSQL.%d", port)), conns: map[net.Conn]bool{}}
-	ln, err := net.Listen("unix", filepath.Join(p.dir, fmt.Sprintf(".s.PGSQL.%d", port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.forward(c)
-		}
-	}()
-	return p
-}
-
-func (p *netProxy) forward(c net.Conn) {
-	p.mu.Lock()
-	if time.Now().Before(p.down) {
-		p.mu.Unlock()
-		c.Close()
-		return
-	}
-	p.mu.Unlock()
-	s, err := net.Dial("unix", p.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	p.mu.Lock()
-	p.conns[c], p.conns[s] = true, true
-	p.mu.Unlock()
-	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		io.Copy(dst, src)
-		done <- struct{}{}
-	}
-	go pipe(s, c)
-	go pipe(c, s)
-	<-done
-	c.Close()
-	s.Close()
-	<-done
-	p.mu.Lock()
-	delete(p.conns, c)
-	delete(p.conns, s)
-	p.mu.Unlock()
-}
-
-// cut drops every connection through p and refuses new ones for d.
-func (p *netProxy) cut(d time.Duration) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = time.Now().Add(d)
-	for c := range p.conns {
-		c.Close()
-	}
 }

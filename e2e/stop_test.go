@@ -3,13 +3,10 @@ package e2e
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,123 +17,6 @@ import (
 // Stopping in time (issue #37): a kiosk of a fleet whose central hangs
 // exits within seconds of SIGTERM, as systemd's stop of the unit
 // (TimeoutStopSec=15) expects, and loses nothing by it.
-
-// stallProxy stands between a kiosk and the central, like netProxy, but
-// can hang instead of cutting: once stalled, the bytes of the connections
-// open are held (neither side hears from the other) and new connections
-// are accepted and left unanswered, as when the central's host freezes or
-// a network drops packets silently.
-type stallProxy struct {
-	dir    string // the socket's directory: host=dir in a connection string
-	target string
-
-	mu      sync.Mutex
-	stalled bool
-	resumed *sync.Cond
-	conns   atomic.Int32 // connections accepted
-	held    atomic.Int64 // bytes held while stalled, either way
-}
-
-func newStallProxy(t *testing.T, serverDir string, port int) *stallProxy {
-	t.Helper()
-	p := &stallProxy{dir: t.TempDir(), target: filepath.Join(serverDir, fmt.Sprintf(".s.PGSQL.%d", port))}
-	p.resumed = sync.NewCond(&p.mu)
-	ln, err := net.Listen("unix", filepath.Join(p.dir, fmt.Sprintf(".s.PGSQL.%d", port)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ln.Close()
-		p.resume() // the held connections end with their kiosk
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.conns.Add(1)
-			go p.forward(c)
-		}
-	}()
-	return p
-}
-
-// url is the kiosk's connection string through the proxy.
-func (p *stallProxy) url(kioskURL, serverDir string) string {
-	return strings.Replace(kioskURL, "host="+serverDir, "host="+p.dir, 1)
-}
-
-// wait blocks while the proxy is stalled, holding n bytes.
-func (p *stallProxy) wait(n int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stalled {
-		p.held.Add(int64(max(n, 1))) // a connection counts
-	}
-	for p.stalled {
-		p.resumed.Wait()
-	}
-}
-
-func (p *stallProxy) forward(c net.Conn) {
-	defer c.Close()
-	p.wait(0) // a connection made while stalled is never answered meanwhile
-	s, err := net.Dial("unix", p.target)
-	if err != nil {
-		return
-	}
-	defer s.Close()
-	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		defer func() { done <- struct{}{} }()
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := src.Read(buf)
-			if n > 0 {
-				p.wait(n)
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-	go pipe(s, c)
-	go pipe(c, s)
-	<-done
-	c.Close()
-	s.Close()
-	<-done
-}
-
-func (p *stallProxy) stall() {
-	p.mu.Lock()
-	p.stalled = true
-	p.held.Store(0)
-	p.mu.Unlock()
-}
-
-func (p *stallProxy) resume() {
-	p.mu.Lock()
-	p.stalled = false
-	p.resumed.Broadcast()
-	p.mu.Unlock()
-}
-
-// hungRound waits until the stalled proxy holds something of a
-// conversation between the kiosk and the central (a query, an answer, a
-// new connection): a sync round is in flight and hangs.
-func (p *stallProxy) hungRound(t *testing.T) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); p.held.Load() == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no sync round reached the stalled central within 10 s")
-		}
-	}
-}
 
 // signal sends sig to the play command running, if any, and says whether
 // there was one.
@@ -158,7 +38,7 @@ func TestFleetKioskStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	cluster := pgtest.Need(t)
 	db := fleetCentral(t, 100)
 	k := newKioskProc(t, db, "k1")
-	proxy := newStallProxy(t, cluster.Dir, pgtest.Port)
+	proxy := newNetProxy(t, cluster.Dir, pgtest.Port)
 	url := proxy.url(k.url, cluster.Dir)
 	mustKiosk(t, k.dir, url, k.id, "wallet", "credit", "--amount", "1000")
 
@@ -231,7 +111,7 @@ func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	cluster := pgtest.Need(t)
 	db := fleetCentral(t, 100)
 	k := newKioskProc(t, db, "k1")
-	proxy := newStallProxy(t, cluster.Dir, pgtest.Port)
+	proxy := newNetProxy(t, cluster.Dir, pgtest.Port)
 	url := proxy.url(k.url, cluster.Dir)
 	mustKiosk(t, k.dir, url, k.id, "play", "--stake", "0,50", "--n", "3") // the kiosk's key, a pack, a unit sold
 
