@@ -223,15 +223,14 @@ func restoreRun(c *call) error {
 	if err := os.RemoveAll(string(staged)); err != nil {
 		return err
 	}
-	r := restoring{store: staged.Store(), journal: staged.Journal(), keyring: staged.Keyring()}
 	f, err := os.Open(args[0])
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	err = c.restoreFrom(f, r)
+	err = c.restoreFrom(f, staged)
 	if err == nil {
-		err = c.auditStaged(staged)
+		err = auditAfter(c, staged, nil) // where it lies
 	}
 	if err != nil {
 		os.RemoveAll(string(staged))
@@ -243,7 +242,7 @@ func restoreRun(c *call) error {
 	if err := fsync.MkdirAll(filepath.Dir(d.Journal()), 0o750); err != nil {
 		return err
 	}
-	for _, m := range [][2]string{{r.keyring, d.Keyring()}, {r.journal, d.Journal()}, {r.store, d.Store()}} {
+	for _, m := range [][2]string{{staged.Keyring(), d.Keyring()}, {staged.Journal(), d.Journal()}, {staged.Store(), d.Store()}} {
 		if err := fsync.Rename(m[0], m[1]); err != nil {
 			return err
 		}
@@ -254,18 +253,6 @@ func restoreRun(c *call) error {
 	_, err = fmt.Fprintf(out, "restored %s into %s\n", args[0], d)
 	return err
 }
-
-// auditStaged opens the game on the restored copy where it lies and
-// audits it, printing the audit.
-func (c *call) auditStaged(staged DataDir) error {
-	data := c.data
-	c.data = staged
-	defer func() { c.data = data }()
-	return auditAfter(c, nil)
-}
-
-// restoring are the places a restore writes: a data directory's of its own.
-type restoring struct{ store, journal, keyring string }
 
 // roomFor refuses a backup member of size bytes that would not fit on the
 // filesystem of dir with the store's reserve left free: a backup's
@@ -283,11 +270,11 @@ func roomFor(dir, name string, size int64) error {
 	return nil
 }
 
-// restoreFrom restores the backup f into r's places: its keyring unlocked
+// restoreFrom restores the backup f into the staging data directory r: its keyring unlocked
 // as the data directory's would be (a wrong passphrase restores nothing),
 // its sealed stream opened with it. A backup from before encryption at
 // rest is restored under a new keyring, sealed under the passphrase given.
-func (c *call) restoreFrom(f io.Reader, r restoring) error {
+func (c *call) restoreFrom(f io.Reader, r DataDir) error {
 	br := bufio.NewReader(f)
 	if head, err := br.Peek(2); err == nil && head[0] == 0x1f && head[1] == 0x8b { // gzip: before encryption at rest
 		if _, err := os.Stat(c.data.Keyring()); err == nil {
@@ -298,10 +285,10 @@ func (c *call) restoreFrom(f io.Reader, r restoring) error {
 			return fmt.Errorf("a backup from before encryption at rest is restored under a new passphrase: %w", err)
 		}
 		defer clear(pass)
-		if err := fsync.MkdirAll(filepath.Dir(r.keyring), 0o750); err != nil {
+		if err := fsync.MkdirAll(filepath.Dir(r.Keyring()), 0o750); err != nil {
 			return err
 		}
-		_, keys, err := keyring.CreatePassphrase(r.keyring, pass)
+		_, keys, err := keyring.CreatePassphrase(r.Keyring(), pass)
 		if err != nil {
 			return err
 		}
@@ -325,13 +312,13 @@ func (c *call) restoreFrom(f io.Reader, r restoring) error {
 	if held, err := os.ReadFile(c.data.Keyring()); err == nil && !bytes.Equal(held, ringBytes) {
 		return fmt.Errorf("%s exists: restore only into an empty data directory (use --data NEWDIR)", c.data.Keyring())
 	}
-	if err := fsync.MkdirAll(filepath.Dir(r.keyring), 0o750); err != nil {
+	if err := fsync.MkdirAll(filepath.Dir(r.Keyring()), 0o750); err != nil {
 		return err
 	}
-	if err := fsync.WriteFile(r.keyring, ringBytes, 0o600); err != nil { // renamed in later: whole after a power cut
+	if err := fsync.WriteFile(r.Keyring(), ringBytes, 0o600); err != nil { // renamed in later: whole after a power cut
 		return err
 	}
-	ring, err := keyring.Load(r.keyring)
+	ring, err := keyring.Load(r.Keyring())
 	if err != nil {
 		return err
 	}
@@ -351,7 +338,7 @@ func (c *call) restoreFrom(f io.Reader, r restoring) error {
 
 // restoreTar restores the gzipped tar of a backup under keys; a journal in
 // clear (a backup from before encryption at rest) is sealed.
-func (c *call) restoreTar(src io.Reader, keys keyring.Keys, r restoring, clearJournal bool) error {
+func (c *call) restoreTar(src io.Reader, keys keyring.Keys, r DataDir, clearJournal bool) error {
 	gz, err := gzip.NewReader(src)
 	if err != nil {
 		return fmt.Errorf("not a Star Fortune backup: %w", err)
@@ -370,7 +357,7 @@ func (c *call) restoreTar(src io.Reader, keys keyring.Keys, r restoring, clearJo
 			}
 		}
 		name := h.Name
-		if err := roomFor(filepath.Dir(r.store), name, h.Size); err != nil {
+		if err := roomFor(string(r), name, h.Size); err != nil {
 			return err
 		}
 		switch {
@@ -379,11 +366,11 @@ func (c *call) restoreTar(src io.Reader, keys keyring.Keys, r restoring, clearJo
 		case name == backupStore && seen[storePart(0)], name == storePart(0) && seen[backupStore]:
 			err = errors.New("a second copy of the store")
 		case name == backupStore, name == storePart(0):
-			parts := &partReader{tr: tr, dir: filepath.Dir(r.store), parts: name == storePart(0)}
-			err = storage.Restore(r.store, parts, keys.Current().Badger(), c.logger)
+			parts := &partReader{tr: tr, dir: string(r), parts: name == storePart(0)}
+			err = storage.Restore(r.Store(), parts, keys.Current().Badger(), c.logger)
 			next = parts.next
 		case name == backupJournal:
-			err = restoreJournal(r.journal, tr, keys, clearJournal)
+			err = restoreJournal(r.Journal(), tr, keys, clearJournal)
 		default:
 			err = fmt.Errorf("unexpected member %q", name)
 		}
@@ -544,9 +531,9 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	j.Close()
 	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
 	if want != nil || anchored {
-		return auditAfter(c, nil)
+		return auditAfter(c, c.data, nil)
 	}
-	return auditAfter(c, func(svc *engine.Service) error {
+	return auditAfter(c, c.data, func(svc *engine.Service) error {
 		return svc.RecordOperator(ctx, "cli", engine.ActionRecoverOverride,
 			fmt.Sprintf("store rebuilt from the journal up to entry %s with no anchor to check it against: %s", head, reason))
 	})
@@ -599,12 +586,12 @@ func storeAnchors(ctx context.Context, d DataDir, keys keyring.Keys, head engine
 	return true, nil
 }
 
-// auditAfter opens the game on the data directory it restored or
-// recovered, runs first (if set), and audits it.
-func auditAfter(c *call, first func(*engine.Service) error) error {
+// auditAfter opens the game on the data directory d, restored or
+// recovered, runs first (if set), and audits it, printing the audit.
+func auditAfter(c *call, d DataDir, first func(*engine.Service) error) error {
 	cfg := c.conf.Engine()
 	cfg.DemoOnly = c.key.demo
-	return WithGame(c.ctx, c.data, c.key.keys, cfg, c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	return WithGame(c.ctx, d, c.key.keys, cfg, c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err
 		}
