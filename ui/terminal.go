@@ -70,19 +70,23 @@ func (k *Kiosk) showOutOfService(err error) {
 	o.reason.Alignment = fyne.TextAlignCenter
 	o.reason.SetText(staffReason(err, o.since))
 	o.reason.Hide()
-	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
 	head := &canvas.Text{Text: lang.L("Terminal out of service"), Color: colText, TextSize: 34, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
 	hint := widget.NewLabel(lang.L("Please call an attendant. The terminal tries again by itself."))
 	hint.Alignment = fyne.TextAlignCenter
 	hint.Wrapping = fyne.TextWrapWord
 	o.corner = newCornerPress(k.opts.CornerHold, func() { o.reason.Show() })
-	form := container.NewVBox(title, head, hint, o.reason)
-	o.content = container.NewStack(&canvas.Rectangle{FillColor: colNight},
-		container.NewCenter(container.New(minWidth(640), form)),
-		container.NewWithoutLayout(o.corner))
+	o.content = container.NewStack(cover(640, head, hint, o.reason), container.NewWithoutLayout(o.corner))
 	o.corner.Resize(fyne.NewSize(120, 120))
 	k.down = o
 	k.win.SetContent(o.content)
+}
+
+// cover is a screen in front of the game (unlock, out of service): the
+// title above objs, centred, at least width wide, on the night sky.
+func cover(width float32, objs ...fyne.CanvasObject) fyne.CanvasObject {
+	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
+	return container.NewStack(&canvas.Rectangle{FillColor: colNight},
+		container.NewCenter(container.New(minWidth(width), container.NewVBox(append([]fyne.CanvasObject{title}, objs...)...))))
 }
 
 // staffReason is what staff read on the out-of-service screen.

@@ -6,7 +6,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
 
@@ -75,13 +74,10 @@ func (k *Kiosk) showUnlock(unlock Unlock) {
 	u.entry.OnSubmitted = func(string) { submit() }
 	u.button = widget.NewButton(lang.L("Unlock"), submit)
 	u.button.Importance = widget.HighImportance
-	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
 	locked := &canvas.Text{Text: lang.L("Terminal locked"), Color: colDim, TextSize: 22, Alignment: fyne.TextAlignCenter}
 	hint := widget.NewLabel(lang.L("An attendant unlocks the terminal with its passphrase."))
 	hint.Alignment = fyne.TextAlignCenter
-	form := container.NewVBox(title, locked, hint, u.entry, u.button, u.message)
-	u.content = container.NewStack(&canvas.Rectangle{FillColor: colNight},
-		container.NewCenter(container.New(minWidth(480), form)))
+	u.content = cover(480, locked, hint, u.entry, u.button, u.message)
 	k.unlock, k.down = u, nil
 	k.win.SetContent(u.content)
 	k.win.Canvas().Focus(u.entry)
