@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 	"unicode"
@@ -20,9 +21,10 @@ const ActorEngine = "engine"
 // Cash holds the players' wallets: balances, cash-in and cash-out. Every
 // movement is a ledger entry.
 type Cash struct {
-	w         *writer
-	demoFunds Cents
-	demoOnly  bool // Config.DemoOnly
+	w          *writer
+	demoFunds  Cents
+	demoOnly   bool // Config.DemoOnly
+	protection Protection
 }
 
 // Balance is the player's available funds (opening the demo wallet if needed).
@@ -88,11 +90,20 @@ func (c *Cash) move(ctx context.Context, player string, l LedgerEntry, also func
 		if err != nil {
 			return err
 		}
-		if w.Balance < l.Debit {
-			return fmt.Errorf("%w: balance %s, payout %s", ErrInsufficientFunds, w.Balance, l.Debit)
+		g, err := c.protect(tx, w, l, now)
+		if err != nil {
+			return err
+		}
+		if have := w.Balance - g.held(); have < l.Debit {
+			return fmt.Errorf("%w: balance %s (held for an attendant %s), payout %s", ErrInsufficientFunds, w.Balance, g.held(), l.Debit)
 		}
 		l.Time = now
 		l = w.move(l)
+		g.deposited(l.Credit)
+		g.paid(w.Balance)
+		if err := g.keep(tx); err != nil {
+			return err
+		}
 		if err := tx.PutLedger(l); err != nil {
 			return err
 		}
@@ -110,6 +121,24 @@ func (c *Cash) move(ctx context.Context, player string, l LedgerEntry, also func
 	c.w.log.Info().Str("player", player).Str("kind", l.Kind.String()).Int64("debit", int64(l.Debit)).
 		Int64("credit", int64(l.Credit)).Int64("balance", int64(l.Balance)).Str("actor", l.Actor).Msg("funds moved")
 	return l, nil
+}
+
+// protect is a movement's player-protection step, in its transaction: a
+// deposit needs a complete account, not on a break nor listed, and room
+// under its deposit limits; a payout is never refused by them (a break's
+// balance stays payable), but a prize held is paid only by PayHeld.
+func (c *Cash) protect(tx *journalTx, w Wallet, l LedgerEntry, now time.Time) (*guard, error) {
+	g, err := guardFor(tx, w, c.w.fleet, c.protection, now)
+	switch {
+	case l.Credit == 0 && (errors.Is(err, ErrAccountIncomplete) || errors.Is(err, ErrNoAccount)):
+		return nil, nil // a former wallet's balance is payable
+	case err != nil || g == nil || l.Credit == 0:
+		return g, err
+	}
+	if err := g.mayUse(tx); err != nil {
+		return nil, err
+	}
+	return g, g.within(l.Credit, LimitDeposit)
 }
 
 // move appends a ledger entry to the wallet: it fills the entry's player,

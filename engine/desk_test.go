@@ -104,6 +104,7 @@ func TestLoginWorksOutOfService(t *testing.T) {
 	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
 		t.Fatal(err)
 	}
+	customers(t, s, "carol")
 	j.Fail = errors.New("no space left on device")
 	if _, err := s.Credit(ctx, "carol", 1_000, "test"); err == nil || s.Health() == nil {
 		t.Fatalf("journal failure did not stop the terminal: %v", err)
@@ -121,6 +122,7 @@ func TestLoginWorksOutOfService(t *testing.T) {
 
 func TestOperatorFundsAreLedgeredAndLogged(t *testing.T) {
 	s, _ := newService(t, oneBlock)
+	customers(t, s, "kiosk7")
 	l, err := s.OperatorCredit(ctx, "operator", "kiosk7", 2000)
 	if err != nil || l.Balance != 2000 || l.Actor != "operator" || l.Kind != engine.LedgerCredit {
 		t.Fatalf("credit: %+v %v", l, err)

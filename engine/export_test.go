@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"context"
+	"time"
+)
+
 // IsScript reports whether the Merkle tree's table of scripts (tree.go)
 // accepts the encoded unit u.
 func IsScript(u [UnitSize]byte) bool {
@@ -9,3 +14,18 @@ func IsScript(u [UnitSize]byte) bool {
 
 // Jitter is the spread of the fleet loop's periods.
 var Jitter = jitter
+
+// Customer opens an account on the wallet name, its limits far above any
+// test's play, and its session: for tests of other things than the
+// protections, which sell to named players.
+func Customer(s *Service, name string) error {
+	ctx := context.Background()
+	huge := Limits{{LimitDeposit, WindowWeek}: MaxAmount, {LimitStake, WindowWeek}: MaxAmount}
+	id := Identity{Holder: "Test " + name, Born: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), DocType: "TEST", DocNumber: name}
+	a, err := s.Accounts.open(ctx, "test", name, false, OpenRequest{Identity: id, Limits: huge, PIN: "4821"})
+	if err != nil {
+		return err
+	}
+	_, err = s.OpenSession(ctx, a.Card, "4821")
+	return err
+}

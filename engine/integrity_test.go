@@ -46,6 +46,7 @@ func playSome(t *testing.T, s *engine.Service) {
 	if _, err := s.Pick(ctx, sales[0].Ticket, 0, 2); err != nil {
 		t.Fatal(err)
 	}
+	customers(t, s, "carol")
 	if _, err := s.Credit(ctx, "carol", 1_000, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +225,7 @@ func TestRecoverKeepsTheOperatorSide(t *testing.T) {
 	if err := s.Login(ctx, "operator", "000000"); !errors.Is(err, engine.ErrBadPIN) {
 		t.Fatalf("wrong PIN: %v", err)
 	}
+	customers(t, s, "dave")
 	if _, err := s.OperatorCredit(ctx, "operator", "dave", 2_000); err != nil {
 		t.Fatal(err)
 	}

@@ -171,14 +171,15 @@ func (s *Sales) sellIn(tx *journalTx, src unitSource, req SellRequest, now time.
 	if err != nil {
 		return nil, err
 	}
-	if err := s.protect(tx, w, req); err != nil {
+	g, err := s.protect(tx, w, req, now)
+	if err != nil {
 		return nil, err
 	}
 	sales := make([]Sale, 0, req.Count)
 	for len(sales) < req.Count {
-		if w.Balance < req.Stake {
+		if err := g.allow(w.Balance, req.Stake); err != nil {
 			if len(sales) == 0 {
-				return nil, fmt.Errorf("%w: balance %s, stake %s", ErrInsufficientFunds, w.Balance, req.Stake)
+				return nil, err
 			}
 			break
 		}
@@ -193,8 +194,14 @@ func (s *Sales) sellIn(tx *journalTx, src unitSource, req SellRequest, now time.
 		if err != nil {
 			return nil, err
 		}
+		if err := g.sold(sale.Ticket, req.Stake, sale.Prize()); err != nil {
+			return nil, err
+		}
 		src.take(head)
 		sales = append(sales, sale)
+	}
+	if err := g.keep(tx); err != nil {
+		return nil, err
 	}
 	if err := src.keep(tx); err != nil {
 		return nil, err
@@ -207,18 +214,24 @@ func (s *Sales) sellIn(tx *journalTx, src unitSource, req SellRequest, now time.
 	return sales, tx.PutWallet(w)
 }
 
-// protect is the sale's player-protection step, where the checks that may
-// refuse a player a sale go (limits, exclusions, prizes held): inside the
+// protect is the sale's player-protection step (SPEC §10): inside the
 // sale's transaction, on the player's wallet as it stands (the demo funds
 // granted, no unit taken yet), so that a refusal writes nothing and no other
-// change slips between the check and the sale. A check refuses the whole
-// request with an error matched with errors.Is. On the demo's data
-// directory only the demo wallet plays.
-func (s *Sales) protect(tx ReadTx, w Wallet, req SellRequest) error {
+// change slips between the check and the sale. The account must be
+// complete, not on a break nor listed, logged in, its reality check
+// acknowledged and no prize held; the guard returned then checks each unit
+// against the funds and the limits and counts it. A refusal is a typed
+// error matched with errors.Is or errors.As. On the demo's data directory
+// only the demo wallet plays.
+func (s *Sales) protect(tx *journalTx, w Wallet, req SellRequest, now time.Time) (*guard, error) {
 	if s.cfg.DemoOnly && req.Player != DemoPlayer {
-		return fmt.Errorf("%w: player %q", ErrDemoOnly, req.Player)
+		return nil, fmt.Errorf("%w: player %q", ErrDemoOnly, req.Player)
 	}
-	return nil
+	g, err := guardFor(tx, w, s.fleet != nil, s.cfg.Protection, now)
+	if err != nil || g == nil {
+		return g, err
+	}
+	return g, g.mayPlay(tx)
 }
 
 // sellUnit sells unit u, the i-th of req, from wallet w: the ledger entry

@@ -34,6 +34,8 @@ type Config struct {
 	// the wall clock: the time since an origin of its own. Operator
 	// lockouts run on it (nil: Go's monotonic clock; tests drive it).
 	Monotonic func() time.Duration
+	// Protection is how players are protected (zero: DefaultProtection).
+	Protection Protection
 }
 
 // DefaultConfig is emission 1 with 10 blocks per stake and 100,00 € of demo funds.
@@ -52,6 +54,9 @@ func (c Config) check() error {
 	case c.DemoFunds < 0 || c.DemoFunds > MaxAmount:
 		return fmt.Errorf("%w: demo funds %s", ErrBadConfig, c.DemoFunds)
 	}
+	if c.Protection != (Protection{}) {
+		return c.Protection.Check()
+	}
 	return nil
 }
 
@@ -60,6 +65,7 @@ func (c Config) check() error {
 //   - Sales sells units and records their reveal;
 //   - Cash holds the wallets (credit, payout);
 //   - Desk is the attendant's side (PIN, operator log, cash by an attendant);
+//   - Accounts holds the player accounts and their protection;
 //   - Reports reads history, ledgers and blocks;
 //   - Auditor verifies everything offline.
 //
@@ -70,6 +76,7 @@ type Service struct {
 	*Desk
 	*Reports
 	*Auditor
+	*Accounts
 	// Fleet is the kiosk's side of a fleet, nil for a lone kiosk.
 	Fleet *Fleet
 	w     *writer
@@ -90,6 +97,9 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Protection == (Protection{}) {
+		cfg.Protection = DefaultProtection()
+	}
 	if cfg.PINIterations <= 0 {
 		cfg.PINIterations = DefaultPINIterations
 	}
@@ -104,9 +114,10 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 		w.fleet = true
 		s.Fleet, central = newFleet(w, *fleet), fleet.Central
 	}
-	cash := &Cash{w: w, demoFunds: cfg.DemoFunds, demoOnly: cfg.DemoOnly}
+	cash := &Cash{w: w, demoFunds: cfg.DemoFunds, demoOnly: cfg.DemoOnly, protection: cfg.Protection}
 	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
 	s.Desk = newDesk(w, cash, cfg)
+	s.Accounts = &Accounts{w: w, p: cfg.Protection, iterations: cfg.PINIterations, fleet: s.Fleet != nil}
 	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
 	s.Auditor = &Auditor{w: w, fleet: s.Fleet}
 	w.mu.Lock()

@@ -146,6 +146,7 @@ func TestHistoryPagesNewestFirst(t *testing.T) {
 
 func TestInsufficientFundsChangesNothing(t *testing.T) {
 	s, _ := newService(t, oneBlock)
+	customers(t, s, "alice")
 	for _, player := range []string{"alice", engine.DemoPlayer} {
 		if player == engine.DemoPlayer {
 			bal, _ := s.Balance(ctx, player)
@@ -179,6 +180,7 @@ func TestInsufficientFundsChangesNothing(t *testing.T) {
 
 func TestBatchStopsWhenFundsRunOut(t *testing.T) {
 	s, _ := newService(t, oneBlock)
+	customers(t, s, "bob")
 	if _, err := s.Credit(ctx, "bob", 300, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -607,6 +609,17 @@ func TestViews(t *testing.T) {
 	for i, m := range engine.SpotMultiples {
 		if engine.SpotValue(i, 200) != engine.Cents(m)*200 {
 			t.Errorf("spot %d", i)
+		}
+	}
+}
+
+// customers gives each named player an account and an open session (see
+// engine.Customer).
+func customers(t testing.TB, s *engine.Service, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if err := engine.Customer(s, n); err != nil {
+			t.Fatalf("account for %s: %v", n, err)
 		}
 	}
 }
