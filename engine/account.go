@@ -340,7 +340,7 @@ type Account struct {
 	Held     []HeldPrize
 	// Clock is the latest time the account has seen: a wall clock moved
 	// back does not move the account's time back (no window reopened, no
-	// delay shortened).
+	// delay shortened). Its movements and records are dated on it.
 	Clock time.Time
 	usage usage
 }
@@ -348,10 +348,12 @@ type Account struct {
 // Demo reports whether the account is the offline demo's wallet.
 func (a Account) Demo() bool { return a.Player == DemoPlayer }
 
-// at is the account's time at wall time now: never before what it saw.
+// at is the account's time at wall time now: always after what it saw
+// (by a nanosecond if the clock stood still or went back), so that its
+// records and movements are in one order the audit can follow.
 func (a *Account) at(now time.Time) time.Time {
-	if now.Before(a.Clock) {
-		return a.Clock
+	if !now.After(a.Clock) {
+		now = a.Clock.Add(time.Nanosecond)
 	}
 	a.Clock = now
 	return now
@@ -598,7 +600,9 @@ func (e *HeldError) Unwrap() error { return ErrPrizeHeld }
 // PlayerPINError is a wrong card PIN. It matches ErrPlayerPIN.
 type PlayerPINError struct{ Left int }
 
-func (e *PlayerPINError) Error() string { return fmt.Sprintf("%v (%d attempts left)", ErrPlayerPIN, e.Left) }
+func (e *PlayerPINError) Error() string {
+	return fmt.Sprintf("%v (%d attempts left)", ErrPlayerPIN, e.Left)
+}
 
 // Unwrap makes errors.Is(err, ErrPlayerPIN) true.
 func (e *PlayerPINError) Unwrap() error { return ErrPlayerPIN }

@@ -29,8 +29,8 @@ const (
 	AccLimit                                  // Limit to Amount (0: removed) from Effective
 	AccBreak                                  // a break from Time to Until (zero: indefinite)
 	AccListed                                 // Text: an identity key put on the exclusion list
-	AccSessionStart                           //
-	AccRealityCheck                           // acknowledged: Staked, Won so far
+	AccSessionStart                           // Effective: when the first reality check is due
+	AccRealityCheck                           // acknowledged: Staked, Won so far; Effective: the next one due
 	AccSessionEnd                             // Staked, Won
 	AccHeld                                   // Ticket's Amount held for an attendant
 	AccIdentityChecked                        // Ticket's holder identity checked: Text the document seen
@@ -64,7 +64,7 @@ type AccountRecord struct {
 	Card      Card
 	Limit     LimitKey
 	Amount    Cents
-	Effective time.Time // AccLimit: when it takes effect
+	Effective time.Time // AccLimit: when it takes effect; sessions: the next reality check
 	Until     time.Time // AccBreak (zero: indefinite)
 	Ticket    Ticket
 	Staked    Cents

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -31,8 +32,9 @@ func (r AuditReport) OK() bool { return len(r.Findings) == 0 }
 // Auditor runs the audit: every check that can be made offline, on the
 // store and the journal together.
 type Auditor struct {
-	w     *writer
-	fleet *Fleet // a kiosk of a fleet: its packs are audited too
+	w          *writer
+	fleet      *Fleet // a kiosk of a fleet: its packs are audited too
+	protection Protection
 }
 
 // Audit verifies everything that can be verified offline: each block's
@@ -81,6 +83,11 @@ func (au *Auditor) Audit(ctx context.Context, progress func(done, total int)) (A
 		}
 		if progress != nil {
 			progress(len(blocks)+i+1, total)
+		}
+	}
+	if au.fleet == nil {
+		if err := au.w.view(ctx, func(tx ReadTx) error { return a.accounts(tx, au.protection, wallets) }); err != nil {
+			return AuditReport{}, fmt.Errorf("audit accounts: %w", err)
 		}
 	}
 	if au.w.journal != nil {
@@ -285,6 +292,7 @@ func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []W
 	chains := map[BlockRef]*Cursor{}
 	packHeads := map[*packInHand]Hash{}
 	ledgers := map[string]*Wallet{}
+	accounts := map[string][]byte{} // the account log's head and the accounts, as last journaled
 	var head JournalHead
 	defer func() { a.report.Head = head }()
 	err := j.Entries(func(e JournalEntry) error {
@@ -317,6 +325,11 @@ func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []W
 				a.findf("player %s: the journal's ledger entry %d does not follow entry %d (journal entry %d)", l.Player, l.Seq, w.Seq, e.Seq)
 			}
 			w.Seq, w.Head = l.Seq, l.Hash()
+		}
+		for _, st := range e.Settings {
+			if st.Name == accountLogHead || strings.HasPrefix(st.Name, accountPrefix) {
+				accounts[st.Name] = st.Value
+			}
 		}
 		return nil
 	})
@@ -354,6 +367,13 @@ func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []W
 	}
 	for p, l := range ledgers {
 		a.findf("player %s: %d ledger entries in the journal, no wallet in the store", p, l.Seq)
+	}
+	for name, v := range accounts {
+		if got, _, err := tx.Setting(name); err != nil {
+			return err
+		} else if !bytes.Equal(got, v) {
+			a.findf("%s: the store's differs from the journal's (account log or account modified)", name)
+		}
 	}
 	stored, ok, err := tx.Journal()
 	if err != nil {

@@ -97,7 +97,7 @@ func (c *Cash) move(ctx context.Context, player string, l LedgerEntry, also func
 		if have := w.Balance - g.held(); have < l.Debit {
 			return fmt.Errorf("%w: balance %s (held for an attendant %s), payout %s", ErrInsufficientFunds, w.Balance, g.held(), l.Debit)
 		}
-		l.Time = now
+		l.Time = g.time(now)
 		l = w.move(l)
 		g.deposited(l.Credit)
 		g.paid(w.Balance)

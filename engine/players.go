@@ -332,7 +332,7 @@ func (pl *Accounts) OpenSession(ctx context.Context, c Card, pin string) (Accoun
 			return err
 		}
 		acct.Session = Session{Open: true, Start: g.t, LastCheck: g.t}
-		if _, err := log.append(AccountRecord{Time: g.t, Kind: AccSessionStart, Player: acct.Player, Actor: ActorPlayer}); err != nil {
+		if _, err := log.append(AccountRecord{Time: g.t, Kind: AccSessionStart, Player: acct.Player, Actor: ActorPlayer, Effective: g.t.Add(pl.p.RealityCheck)}); err != nil {
 			return err
 		}
 		out = *acct
@@ -407,7 +407,8 @@ func (pl *Accounts) RealityCheck(ctx context.Context, player string) (Account, e
 			return ErrNoSession
 		}
 		s.LastCheck = g.t
-		_, err := g.log.append(AccountRecord{Time: g.t, Kind: AccRealityCheck, Player: g.acct.Player, Actor: ActorPlayer, Staked: s.Staked, Won: s.Won})
+		_, err := g.log.append(AccountRecord{Time: g.t, Kind: AccRealityCheck, Player: g.acct.Player, Actor: ActorPlayer, Staked: s.Staked, Won: s.Won,
+			Effective: g.t.Add(pl.p.RealityCheck)})
 		return err
 	})
 }

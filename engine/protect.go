@@ -215,6 +215,14 @@ func (g *guard) keep(tx Tx) error {
 	return putAccount(tx, g.acct)
 }
 
+// time is when the change happens: the account's time, or now without one.
+func (g *guard) time(now time.Time) time.Time {
+	if g == nil {
+		return now
+	}
+	return g.t
+}
+
 // held is what the account holds for an attendant.
 func (g *guard) held() Cents {
 	if g == nil {

@@ -175,6 +175,7 @@ func (s *Sales) sellIn(tx *journalTx, src unitSource, req SellRequest, now time.
 	if err != nil {
 		return nil, err
 	}
+	now = g.time(now)
 	sales := make([]Sale, 0, req.Count)
 	for len(sales) < req.Count {
 		if err := g.allow(w.Balance, req.Stake); err != nil {

@@ -119,7 +119,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	s.Desk = newDesk(w, cash, cfg)
 	s.Accounts = &Accounts{w: w, p: cfg.Protection, iterations: cfg.PINIterations, fleet: s.Fleet != nil}
 	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
-	s.Auditor = &Auditor{w: w, fleet: s.Fleet}
+	s.Auditor = &Auditor{w: w, fleet: s.Fleet, protection: cfg.Protection}
 	w.mu.Lock()
 	err := w.checkAtStart(ctx)
 	if err == nil && s.Fleet != nil {
