@@ -95,13 +95,16 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 
 func playFlags(fs *flag.FlagSet) func(*call) error {
 	stakeArg := fs.String("stake", "", "required: the stake in `EUROS`: 0.5 (or 0,50), 1 or 2")
-	player := fs.String("player", engine.DemoPlayer, "player `ID`")
+	player := fs.String("player", engine.DemoPlayer, "player `ID` (the demo wallet; a fleet's kiosk: any wallet)")
+	login := cardFlags(fs)
 	n := fs.Int("n", 1, "`N` units to play")
 	batch := fs.Int("batch", 1, fmt.Sprintf("`K` units per durable transaction (1 to %d)", engine.MaxBatch))
-	return func(c *call) error { return play(c, *stakeArg, *player, *n, *batch) }
+	return func(c *call) error { return play(c, *stakeArg, *player, login, *n, *batch) }
 }
 
-func play(c *call, stakeArg, player string, n, batch int) error {
+// play plays n units for player, or with --card in a session of the card's
+// account, opened with its PIN and closed at the end.
+func play(c *call, stakeArg, player string, login cardLogin, n, batch int) error {
 	ctx, svc := c.ctx, c.svc
 	stake, err := engine.ParseStake(stakeArg)
 	if err != nil {
@@ -109,6 +112,18 @@ func play(c *call, stakeArg, player string, n, batch int) error {
 	}
 	if n < 1 || batch < 1 || batch > engine.MaxBatch {
 		return usageError{fmt.Errorf("--n must be at least 1 and --batch 1 to %d", engine.MaxBatch)}
+	}
+	if login.given() {
+		card, pin, err := login.read(c)
+		if err != nil {
+			return err
+		}
+		a, err := svc.OpenSession(ctx, card, pin)
+		if err != nil {
+			return fmt.Errorf("card %s: %w", card.Spaced(), err)
+		}
+		player = a.Player
+		defer svc.CloseSession(context.WithoutCancel(ctx), player, actorCLI)
 	}
 	// The pucks are picked at random: the outcome never depends on them.
 	picks := func(int) [2]int { return [2]int{rand.IntN(engine.NumSlots), rand.IntN(engine.NumSlots)} }
@@ -245,17 +260,39 @@ func blocksRun(c *call) error {
 // walletFlags is wallet show (action ""), credit or payout.
 func walletFlags(action string) func(*flag.FlagSet) func(*call) error {
 	return func(fs *flag.FlagSet) func(*call) error {
-		player := fs.String("player", engine.DemoPlayer, "player `ID`")
+		player := fs.String("player", engine.DemoPlayer, "player `ID` (the demo wallet, a wallet from before accounts)")
+		login := cardFlags(fs)
 		var amountArg *string
 		if action != "" {
 			amountArg = fs.String("amount", "", "required: the amount in `EUROS`, e.g. 20 or 12,50")
 		}
-		return func(c *call) error { return wallet(c, action, *player, amountArg) }
+		return func(c *call) error { return wallet(c, action, *player, login, amountArg) }
 	}
 }
 
-func wallet(c *call, action, player string, amountArg *string) error {
+// wallet shows, credits or pays out a wallet; with --card, the account's
+// (a credit proves the card with its PIN).
+func wallet(c *call, action, player string, login cardLogin, amountArg *string) error {
 	ctx, svc, out := c.ctx, c.svc, c.out
+	if login.given() {
+		card, err := engine.ParseCard(*login.card)
+		if err != nil {
+			return usageError{err}
+		}
+		var a engine.Account
+		if action == "credit" {
+			var pin string
+			if card, pin, err = login.read(c); err == nil {
+				a, err = svc.Authenticate(ctx, card, pin)
+			}
+		} else {
+			a, err = svc.ByCard(ctx, card)
+		}
+		if err != nil {
+			return fmt.Errorf("card %s: %w", card.Spaced(), err)
+		}
+		player = a.Player
+	}
 	if action != "" {
 		amount, err := engine.ParseAmount(*amountArg)
 		if err != nil {

@@ -40,6 +40,9 @@ type Config struct {
 	HeartbeatEvery time.Duration
 
 	Sound sound.Settings // the [sound] table: volume, mute, attract (sound.go)
+	// [players]: reality_check, payout_threshold, handpay_threshold,
+	// idle_logout, cooling_off (engine.Protection, SPEC §10)
+	Protection engine.Protection
 }
 
 // DefaultKiosk is the kiosk's name when the settings give none.
@@ -59,7 +62,8 @@ func Default() Config {
 		OfflineGrace:   engine.DefaultOfflineGrace,
 		HeartbeatEvery: engine.DefaultHeartbeatEvery,
 
-		Sound: sound.DefaultSettings(),
+		Sound:      sound.DefaultSettings(),
+		Protection: engine.DefaultProtection(),
 	}
 }
 
@@ -80,7 +84,7 @@ func DefaultPath() string {
 // Engine is the emission part of c, with the engine's demo funds.
 func (c Config) Engine() engine.Config {
 	e := engine.DefaultConfig()
-	e.Emission, e.BlocksPerStake = c.Emission, c.BlocksPerStake
+	e.Emission, e.BlocksPerStake, e.Protection = c.Emission, c.BlocksPerStake, c.Protection
 	return e
 }
 

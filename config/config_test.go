@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"starfortune/config"
+	"starfortune/engine"
 	"starfortune/sound"
 )
 
@@ -99,12 +100,20 @@ url = "host=/run/postgresql dbname=starfortune user=sf_k_gare-nord-7"
 kiosk = "gare-nord-7"
 offline_grace = "5m"
 heartbeat_every = "45s"
+
+[players]
+reality_check = "30m"
+payout_threshold = 500
+handpay_threshold = "1500.00"
+idle_logout = "2m"
+cooling_off = "72h"
 `, func(c *config.Config) {
 			*c = config.Config{Kiosk: "gare-nord-7", Emission: 3, BlocksPerStake: 250, Language: "en",
 				IdleTimeout: 150 * time.Second, LogLevel: "debug", DataDir: "/var/lib/starfortune",
 				Sound:      sound.Settings{Volume: 35, Mute: true, Attract: true},
 				CentralURL: "host=/run/postgresql dbname=starfortune user=sf_k_gare-nord-7", OfflineGrace: 5 * time.Minute,
-				HeartbeatEvery: 45 * time.Second}
+				HeartbeatEvery: 45 * time.Second, Protection: engine.Protection{RealityCheck: 30 * time.Minute, PayoutThreshold: 50_000,
+					HandpayThreshold: 150_000, IdleLogout: 2 * time.Minute, CoolingOff: 72 * time.Hour, PINTries: 5}}
 		}},
 		{"strict offline mode", "[central]\nurl = \"u\"\noffline_grace = \"0s\"\n", func(c *config.Config) { c.CentralURL, c.OfflineGrace = "u", 0 }},
 		{"limits", "emission = 99\nblocks_per_stake = 9999\nidle_timeout = \"10s\"\n", func(c *config.Config) {
@@ -188,6 +197,9 @@ func TestLoadBad(t *testing.T) {
 		{"language case", "language = \"EN\"\n", 1, "language", `got "EN"`},
 		{"language array", "language = [\"fr\"]\n", 1, "language", "got an array"},
 		{"idle number", "idle_timeout = 60\n", 1, "idle_timeout", `in quotes such as "60s"`},
+		{"cooling-off too short", "[players]\ncooling_off = \"12h\"\n", 1, "players", "cooling_off 12h0m0s (24 hours to 30 days)"},
+		{"hand-pay above 2000", "[players]\nhandpay_threshold = 5000\n", 1, "players", "handpay_threshold 5000.00 EUR"},
+		{"reality check not a duration", "[players]\nreality_check = 60\n", 2, "players.reality_check", "must be a string"},
 		{"idle no unit", "idle_timeout = \"60\"\n", 1, "idle_timeout", `"60" is not a duration`},
 		{"idle too short", "idle_timeout = \"500ms\"\n", 1, "idle_timeout", "between 10s and 24h, got 500ms"},
 		{"idle too long", "idle_timeout = \"25h\"\n", 1, "idle_timeout", "got 25h0m0s"},
@@ -236,7 +248,7 @@ func TestLoadErrorMessage(t *testing.T) {
 func TestLoadReportsAnUnknownTableOnce(t *testing.T) {
 	path := writeConfig(t, "[display.sub]\nx = 1\n[display]\nw = 1\n[[screens]]\n[[screens]]\nlog.level = 1\n")
 	_, err := load(path)
-	known := " (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound)"
+	known := " (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound, players)"
 	want := []string{
 		"config " + path + ":3: display: unknown key" + known,
 		"config " + path + ":5: screens: unknown key" + known,
@@ -264,7 +276,7 @@ func TestLoadReportsEveryMistakeInFileOrder(t *testing.T) {
 	want := []string{
 		"config " + path + `:1: language: must be "fr" or "en", got "de"`,
 		"config " + path + ":2: emission: must be between 1 and 99 (two digits of the ticket number), got 0",
-		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound)",
+		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound, players)",
 		"config " + path + ":4: central: url is missing: the connection string `starfortune central kiosk add` printed",
 		"config " + path + `:5: central.kiosk: "K" is not a valid kiosk id: 1 to 32 characters among a-z, 0-9, _ and -, starting with a letter or digit`,
 	}

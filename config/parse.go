@@ -32,6 +32,7 @@ type file struct {
 	DataDir        any `toml:"data_dir"`
 	Central        any `toml:"central"`
 	Sound          any `toml:"sound"`
+	Players        any `toml:"players"`
 }
 
 // topKeys are the keys a file may hold, in the documented order.
@@ -44,6 +45,8 @@ var topKeys = func() (names []string) {
 }()
 
 var centralKeys = []string{"url", "kiosk", "offline_grace", "heartbeat_every"}
+
+var playersKeys = []string{"reality_check", "payout_threshold", "handpay_threshold", "idle_logout", "cooling_off"}
 
 // parser gathers the mistakes of one file while it sets cfg.
 type parser struct {
@@ -184,6 +187,42 @@ func (p *parser) apply(f *file) {
 	}
 	if t := p.table("sound", f.Sound, soundKeys); t != nil {
 		p.sound(t)
+	}
+	if t := p.table("players", f.Players, playersKeys); t != nil {
+		p.players(t)
+	}
+}
+
+// players reads the [players] table t: how players are protected.
+func (p *parser) players(t map[string]any) {
+	pr := &p.cfg.Protection
+	duration := func(key string, to *time.Duration) {
+		p.check("players."+key, t[key], str(func(s string) string {
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				return fmt.Sprintf(`%q is not a duration: write it like "60m", "3m" or "48h"`, s)
+			}
+			*to = d
+			return ""
+		}))
+	}
+	euros := func(key string, to *engine.Cents) {
+		p.check("players."+key, t[key], func(v any) string {
+			a, err := engine.ParseAmount(fmt.Sprint(v))
+			if err != nil {
+				return fmt.Sprintf("must be an amount in euros such as 2000 or \"1000.00\", got %s", describe(v))
+			}
+			*to = a
+			return ""
+		})
+	}
+	duration("reality_check", &pr.RealityCheck)
+	euros("payout_threshold", &pr.PayoutThreshold)
+	euros("handpay_threshold", &pr.HandpayThreshold)
+	duration("idle_logout", &pr.IdleLogout)
+	duration("cooling_off", &pr.CoolingOff)
+	if err := pr.Check(); err != nil {
+		p.bad("players", "%s", strings.TrimPrefix(err.Error(), engine.ErrProtection.Error()+": "))
 	}
 }
 

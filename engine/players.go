@@ -291,6 +291,16 @@ func (pl *Accounts) ListAccounts(ctx context.Context) ([]Account, error) {
 // locked (ErrCardLocked) until an attendant unlocks it; the count survives
 // restarts. A session left open (a crash, a power cut) is closed first.
 func (pl *Accounts) OpenSession(ctx context.Context, c Card, pin string) (Account, error) {
+	return pl.login(ctx, c, pin, true)
+}
+
+// Authenticate checks card and PIN as OpenSession does (a wrong PIN counts
+// towards the lockout), without opening a session: a deposit at the desk.
+func (pl *Accounts) Authenticate(ctx context.Context, c Card, pin string) (Account, error) {
+	return pl.login(ctx, c, pin, false)
+}
+
+func (pl *Accounts) login(ctx context.Context, c Card, pin string, session bool) (Account, error) {
 	a, err := pl.ByCard(ctx, c)
 	if err != nil {
 		return Account{}, err
@@ -327,6 +337,9 @@ func (pl *Accounts) OpenSession(ctx context.Context, c Card, pin string) (Accoun
 		acct.PINFails = 0
 		if err := g.mayUse(tx); err != nil {
 			return err
+		}
+		if out = *acct; !session {
+			return putAccount(tx, *acct)
 		}
 		if err := endSession(log, acct, g.t, ActorPlayer); err != nil {
 			return err

@@ -1,0 +1,521 @@
+package cli
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"starfortune/engine"
+)
+
+// The player accounts at the command line (SPEC §10): support staff open
+// and complete accounts, review and change limits, record breaks, unlock
+// cards, import the exclusion list, record identity checks and hand-pays,
+// and export the register. Amounts in JSON are cents.
+
+// who names the account a command works on: --card, or --player for a
+// wallet from before accounts.
+type who struct{ card, player *string }
+
+func whoFlags(fs *flag.FlagSet) who {
+	return who{fs.String("card", "", "the account's card `NUMBER`"), fs.String("player", "", "a wallet from before accounts, by its `NAME`")}
+}
+
+// player is the wallet the flags name.
+func (w who) wallet(c *call) (string, error) {
+	switch {
+	case *w.card != "" && *w.player != "":
+		return "", usageError{errors.New("give --card or --player, not both")}
+	case *w.player != "":
+		return *w.player, nil
+	case *w.card == "":
+		return "", usageError{errors.New("give --card NUMBER")}
+	}
+	card, err := engine.ParseCard(*w.card)
+	if err != nil {
+		return "", usageError{err}
+	}
+	a, err := c.svc.ByCard(c.ctx, card)
+	return a.Player, err
+}
+
+// openFlags are the identity and limits of player open and complete.
+type openFlags struct {
+	holder, born, idType, idNumber *string
+	limits                         map[engine.LimitKey]*string
+	pinStdin                       *bool
+}
+
+func declareOpen(fs *flag.FlagSet) openFlags {
+	o := openFlags{
+		holder:   fs.String("holder", "", "required: the holder's full `NAME`"),
+		born:     fs.String("born", "", "required: date of birth, `YYYY-MM-DD` (or DD/MM/YYYY)"),
+		idType:   fs.String("id-type", "", "required: identity document `TYPE` (CNI, PASSEPORT...)"),
+		idNumber: fs.String("id-number", "", "required: identity document `NUMBER`"),
+		limits:   map[engine.LimitKey]*string{},
+		pinStdin: fs.Bool("pin-stdin", false, "read the card's PIN from standard input (else asked twice on the terminal)"),
+	}
+	for _, k := range engine.LimitKeys {
+		help := "optional limit in `EUROS`"
+		if k.Mandatory() {
+			help = "required: limit in `EUROS`"
+		}
+		o.limits[k] = fs.String(k.String(), "", help)
+	}
+	return o
+}
+
+// request reads the flags into an opening request, the PIN included.
+func (o openFlags) request(c *call) (engine.OpenRequest, error) {
+	born, err := engine.ParseBirthDate(*o.born, time.Now())
+	if err != nil {
+		return engine.OpenRequest{}, usageError{fmt.Errorf("--born: %w", err)}
+	}
+	req := engine.OpenRequest{Identity: engine.Identity{Holder: strings.TrimSpace(*o.holder), Born: born, DocType: strings.TrimSpace(*o.idType),
+		DocNumber: strings.TrimSpace(*o.idNumber)}, Limits: engine.Limits{}}
+	for k, v := range o.limits {
+		if *v == "" {
+			continue
+		}
+		amount, err := engine.ParseAmount(*v)
+		if err != nil {
+			return req, usageError{fmt.Errorf("--%s: %w", k, err)}
+		}
+		req.Limits[k] = amount
+	}
+	read := readPINs(c.stdin, c.stderr)
+	if req.PIN, err = read("card PIN: "); err != nil {
+		return req, err
+	}
+	if !*o.pinStdin {
+		again, err := read("card PIN again: ")
+		if err != nil {
+			return req, err
+		}
+		if again != req.PIN {
+			return req, usageError{errors.New("the two PINs differ")}
+		}
+	}
+	return req, nil
+}
+
+func playerOpenFlags(fs *flag.FlagSet) func(*call) error {
+	o := declareOpen(fs)
+	return func(c *call) error {
+		req, err := o.request(c)
+		if err != nil {
+			return err
+		}
+		a, err := c.svc.Open(c.ctx, actorCLI, req)
+		if err != nil {
+			return fmt.Errorf("open account: %w", err)
+		}
+		return showAccount(c, a)
+	}
+}
+
+func playerCompleteFlags(fs *flag.FlagSet) func(*call) error {
+	player := fs.String("player", "", "required: the former wallet's `NAME`")
+	o := declareOpen(fs)
+	return func(c *call) error {
+		req, err := o.request(c)
+		if err != nil {
+			return err
+		}
+		a, err := c.svc.Complete(c.ctx, actorCLI, *player, req)
+		if err != nil {
+			return fmt.Errorf("complete %s: %w", *player, err)
+		}
+		return showAccount(c, a)
+	}
+}
+
+func playerShowFlags(fs *flag.FlagSet) func(*call) error {
+	w := whoFlags(fs)
+	return func(c *call) error {
+		player, err := w.wallet(c)
+		if err != nil {
+			return err
+		}
+		a, err := c.svc.Account(c.ctx, player)
+		if err != nil {
+			return err
+		}
+		return showAccount(c, a)
+	}
+}
+
+type limitJSON struct {
+	Limit       string `json:"limit"`
+	Cents       int64  `json:"cents"`
+	Pending     *int64 `json:"pending_cents,omitempty"`
+	PendingFrom string `json:"pending_from,omitempty"`
+}
+
+type accountJSON struct {
+	Player        string      `json:"player"`
+	Card          string      `json:"card,omitempty"`
+	Complete      bool        `json:"complete"`
+	Holder        string      `json:"holder,omitempty"`
+	Born          string      `json:"born,omitempty"`
+	Document      string      `json:"document,omitempty"`
+	Opened        string      `json:"opened,omitempty"`
+	BalanceCents  int64       `json:"balance_cents"`
+	SetAside      int64       `json:"set_aside_cents"`
+	HeldCents     int64       `json:"held_cents"`
+	Held          []string    `json:"held_tickets,omitempty"`
+	Limits        []limitJSON `json:"limits"`
+	BreakUntil    string      `json:"break_until,omitempty"`
+	CardLocked    bool        `json:"card_locked"`
+	SessionOpen   bool        `json:"session_open"`
+	SessionStaked int64       `json:"session_staked_cents"`
+	SessionWon    int64       `json:"session_won_cents"`
+}
+
+func accountView(a engine.Account, balance engine.Cents, now time.Time) accountJSON {
+	j := accountJSON{Player: a.Player, Card: string(a.Card), Complete: a.Complete, Holder: a.Identity.Holder, BalanceCents: int64(balance),
+		SetAside: int64(a.SetAside), HeldCents: int64(a.HeldTotal()), CardLocked: a.PINLocked, SessionOpen: a.Session.Open,
+		SessionStaked: int64(a.Session.Staked), SessionWon: int64(a.Session.Won), Limits: []limitJSON{}}
+	if a.Complete {
+		j.Born, j.Document, j.Opened = a.Identity.Born.Format(time.DateOnly), a.Identity.Key(), a.Opened.Format(time.RFC3339)
+	}
+	for _, h := range a.Held {
+		j.Held = append(j.Held, h.Ticket.String())
+	}
+	for _, k := range engine.LimitKeys {
+		v, ok := a.Limit(k, now)
+		p, pending := a.PendingFor(k, now)
+		if !ok && !pending {
+			continue
+		}
+		l := limitJSON{Limit: k.String(), Cents: int64(v)}
+		if pending {
+			pc := int64(p.Amount)
+			l.Pending, l.PendingFrom = &pc, p.Effective.Format(time.RFC3339)
+		}
+		j.Limits = append(j.Limits, l)
+	}
+	if a.Break.Active(now) {
+		j.BreakUntil = "indefinite"
+		if !a.Break.Indefinite {
+			j.BreakUntil = a.Break.Until.Format(time.RFC3339)
+		}
+	}
+	return j
+}
+
+func showAccount(c *call, a engine.Account) error {
+	bal, err := c.svc.Balance(c.ctx, a.Player)
+	if err != nil {
+		return err
+	}
+	j := accountView(a, bal, time.Now())
+	if c.json {
+		return json.NewEncoder(c.out).Encode(j)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	if !a.Complete {
+		fmt.Fprintf(tw, "wallet\t%s (from before accounts: not completed; balance payable, no play or deposit until `player complete`)\n", a.Player)
+	} else {
+		fmt.Fprintf(tw, "card\t%s\nholder\t%s, born %s\ndocument\t%s\nopened\t%s\n", a.Card.Spaced(), j.Holder, j.Born, j.Document, fr.When(a.Opened))
+	}
+	fmt.Fprintf(tw, "balance\t%s (set aside %s, held for an attendant %s)\n", fr.Money(bal), fr.Money(a.SetAside), fr.Money(a.HeldTotal()))
+	for _, h := range a.Held {
+		checked := "identity not checked"
+		if h.IdentityChecked {
+			checked = "identity checked"
+		}
+		fmt.Fprintf(tw, "held prize\t%s %s (%s)\n", h.Ticket, fr.Money(h.Prize), checked)
+	}
+	for _, l := range j.Limits {
+		line := fr.Money(engine.Cents(l.Cents))
+		if l.Cents == 0 {
+			line = "none"
+		}
+		if l.Pending != nil {
+			to := fr.Money(engine.Cents(*l.Pending))
+			if *l.Pending == 0 {
+				to = "removed"
+			}
+			line += fmt.Sprintf(", %s from %s", to, l.PendingFrom)
+		}
+		fmt.Fprintf(tw, "limit %s\t%s\n", l.Limit, line)
+	}
+	if j.BreakUntil != "" {
+		fmt.Fprintf(tw, "break\tuntil %s\n", j.BreakUntil)
+	}
+	if a.PINLocked {
+		fmt.Fprintf(tw, "card\tlocked after wrong PINs: starfortune player unlock-pin\n")
+	}
+	if a.Session.Open {
+		fmt.Fprintf(tw, "session\tsince %s, staked %s, won %s\n", fr.When(a.Session.Start), fr.Money(a.Session.Staked), fr.Money(a.Session.Won))
+	}
+	return tw.Flush()
+}
+
+func playerListRun(c *call) error {
+	list, err := c.svc.ListAccounts(c.ctx)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	var js []accountJSON
+	for _, a := range list {
+		bal, err := c.svc.Balance(c.ctx, a.Player)
+		if err != nil {
+			return err
+		}
+		js = append(js, accountView(a, bal, now))
+	}
+	if c.json {
+		if js == nil {
+			js = []accountJSON{}
+		}
+		return json.NewEncoder(c.out).Encode(js)
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CARD\tWALLET\tHOLDER\tBALANCE\tSTATE")
+	for _, j := range js {
+		state := "ok"
+		switch {
+		case !j.Complete:
+			state = "not completed"
+		case j.BreakUntil != "":
+			state = "break until " + j.BreakUntil
+		case j.HeldCents > 0:
+			state = "prize held"
+		case j.CardLocked:
+			state = "card locked"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", engine.Card(j.Card).Spaced(), j.Player, j.Holder, fr.Money(engine.Cents(j.BalanceCents)), state)
+	}
+	return tw.Flush()
+}
+
+func playerLimitsFlags(fs *flag.FlagSet) func(*call) error {
+	w := whoFlags(fs)
+	var sets []string
+	fs.Func("set", "change a limit: `LIMIT=EUROS` (e.g. stake-week=50; 0 removes an optional one); repeatable", func(v string) error {
+		sets = append(sets, v)
+		return nil
+	})
+	return func(c *call) error {
+		player, err := w.wallet(c)
+		if err != nil {
+			return err
+		}
+		for _, s := range sets {
+			name, v, ok := strings.Cut(s, "=")
+			k, err := engine.ParseLimitKey(name)
+			if !ok || err != nil {
+				return usageError{fmt.Errorf("--set %q: want LIMIT=EUROS (%v)", s, err)}
+			}
+			var amount engine.Cents
+			if strings.TrimSpace(v) != "0" {
+				if amount, err = engine.ParseAmount(v); err != nil {
+					return usageError{fmt.Errorf("--set %s: %w", name, err)}
+				}
+			}
+			ch, err := c.svc.SetLimit(c.ctx, actorCLI, player, k, amount)
+			if err != nil {
+				return fmt.Errorf("limit %s: %w", k, err)
+			}
+			if !ch.Effective.After(ch.Requested) {
+				fmt.Fprintf(c.stderr, "%s: %s from now\n", k, fr.Money(amount))
+			} else {
+				fmt.Fprintf(c.stderr, "%s: %s from %s (cooling-off)\n", k, fr.Money(amount), fr.When(ch.Effective))
+			}
+		}
+		a, err := c.svc.Account(c.ctx, player)
+		if err != nil {
+			return err
+		}
+		return showAccount(c, a)
+	}
+}
+
+func playerExcludeFlags(fs *flag.FlagSet) func(*call) error {
+	w := whoFlags(fs)
+	length := fs.String("break", "", "required: `LENGTH` of the break: 24h, 7d, 30d, 3m, 6m, 12m or indefinite")
+	return func(c *call) error {
+		b, err := engine.ParseBreak(*length)
+		if err != nil {
+			return usageError{err}
+		}
+		player, err := w.wallet(c)
+		if err != nil {
+			return err
+		}
+		e, err := c.svc.TakeBreak(c.ctx, actorCLI, player, b)
+		if err != nil {
+			return fmt.Errorf("break: %w", err)
+		}
+		if e.Indefinite {
+			fmt.Fprintf(c.out, "%s: break with no end (it cannot be shortened)\n", player)
+		} else {
+			fmt.Fprintf(c.out, "%s: break until %s (it cannot be shortened)\n", player, fr.When(e.Until))
+		}
+		return nil
+	}
+}
+
+func playerUnlockFlags(fs *flag.FlagSet) func(*call) error {
+	w := whoFlags(fs)
+	newPIN := fs.Bool("new-pin-stdin", false, "also set a new PIN, read from standard input")
+	return func(c *call) error {
+		player, err := w.wallet(c)
+		if err != nil {
+			return err
+		}
+		pin := ""
+		if *newPIN {
+			if pin, err = readPINs(c.stdin, c.stderr)("new card PIN: "); err != nil {
+				return err
+			}
+		}
+		if _, err := c.svc.UnlockCard(c.ctx, actorCLI, player, pin); err != nil {
+			return fmt.Errorf("unlock card: %w", err)
+		}
+		fmt.Fprintf(c.out, "%s: card unlocked\n", player)
+		return nil
+	}
+}
+
+func playerIdentityFlags(fs *flag.FlagSet) func(*call) error {
+	w := whoFlags(fs)
+	ticket := fs.String("ticket", "", "required: the held prize's `TICKET`")
+	doc := fs.String("document", "", "required: the identity `DOCUMENT` seen (type and number)")
+	return func(c *call) error {
+		t, err := engine.ParseTicket(*ticket)
+		if err != nil {
+			return usageError{err}
+		}
+		player, err := w.wallet(c)
+		if err != nil {
+			return err
+		}
+		if _, err := c.svc.CheckIdentity(c.ctx, actorCLI, player, t, *doc); err != nil {
+			return fmt.Errorf("identity check: %w", err)
+		}
+		fmt.Fprintf(c.out, "%s: identity checked for the prize of %s\n", player, t)
+		return nil
+	}
+}
+
+func playerHandpayFlags(fs *flag.FlagSet) func(*call) error {
+	w := whoFlags(fs)
+	ticket := fs.String("ticket", "", "required: the held prize's `TICKET`")
+	method := fs.String("method", "", "required: how it is paid: `METHOD` (virement, cheque...)")
+	ref := fs.String("reference", "", "the transfer's or cheque's `REFERENCE`")
+	return func(c *call) error {
+		t, err := engine.ParseTicket(*ticket)
+		if err != nil {
+			return usageError{err}
+		}
+		player, err := w.wallet(c)
+		if err != nil {
+			return err
+		}
+		l, err := c.svc.PayHeld(c.ctx, actorCLI, player, t, *method, *ref)
+		if err != nil {
+			return fmt.Errorf("hand-pay: %w", err)
+		}
+		fmt.Fprintf(c.out, "%s: prize of %s paid, %s by %s; balance %s\n", player, t, fr.Money(l.Debit), *method, fr.Money(l.Balance))
+		return nil
+	}
+}
+
+func exclusionsImportRun(c *call) error {
+	b, err := os.ReadFile(c.args[0])
+	if err != nil {
+		return err
+	}
+	keys, err := engine.ParseExclusionList(string(b))
+	if err != nil {
+		return err
+	}
+	added, closed, err := c.svc.ImportExclusions(c.ctx, actorCLI, keys)
+	if err != nil {
+		return fmt.Errorf("exclusion list (%d added before the error; run it again to go on): %w", added, err)
+	}
+	fmt.Fprintf(c.out, "exclusion list: %d identities read, %d new; %d accounts closed\n", len(keys), added, len(closed))
+	return nil
+}
+
+func registerFlags(fs *flag.FlagSet) func(*call) error {
+	asCSV := fs.Bool("csv", false, "CSV, for the register's archive")
+	return func(c *call) error {
+		reg, err := c.svc.Register(c.ctx)
+		if err != nil {
+			return err
+		}
+		type line struct {
+			Seq      uint64 `json:"seq"`
+			Time     string `json:"time"`
+			Kind     string `json:"kind"`
+			Player   string `json:"player"`
+			Holder   string `json:"holder"`
+			Document string `json:"document"`
+			Ticket   string `json:"ticket"`
+			Cents    int64  `json:"cents"`
+			Detail   string `json:"detail"`
+			Actor    string `json:"actor"`
+		}
+		lines := make([]line, 0, len(reg))
+		for _, e := range reg {
+			r := e.Record
+			lines = append(lines, line{r.Seq, r.Time.Format(time.RFC3339), r.Kind.String(), r.Player, e.Holder, e.Document, r.Ticket.String(), int64(r.Amount), r.Text, r.Actor})
+		}
+		switch {
+		case c.json:
+			return json.NewEncoder(c.out).Encode(lines)
+		case *asCSV:
+			w := csv.NewWriter(c.out)
+			w.Write([]string{"seq", "time", "kind", "player", "holder", "document", "ticket", "amount_eur", "detail", "actor"})
+			for _, l := range lines {
+				w.Write([]string{fmt.Sprint(l.Seq), l.Time, l.Kind, l.Player, l.Holder, l.Document, l.Ticket, engine.Cents(l.Cents).Euros(), l.Detail, l.Actor})
+			}
+			w.Flush()
+			return w.Error()
+		}
+		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "TIME\tKIND\tHOLDER\tTICKET\tAMOUNT\tDETAIL\tBY")
+		for _, l := range lines {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", l.Time, l.Kind, l.Holder, l.Ticket, fr.Money(engine.Cents(l.Cents)), l.Detail, l.Actor)
+		}
+		return tw.Flush()
+	}
+}
+
+// cardLogin is how play and wallet credit prove a card: its PIN from --pin
+// (scripts, tests) or standard input.
+type cardLogin struct{ card, pin *string }
+
+func cardFlags(fs *flag.FlagSet) cardLogin {
+	return cardLogin{fs.String("card", "", "play or credit the account of card `NUMBER` (its PIN on standard input, or --pin)"),
+		fs.String("pin", "", "the card's `PIN`, for scripts (else read from standard input)")}
+}
+
+// given reports whether --card was given.
+func (l cardLogin) given() bool { return *l.card != "" }
+
+// read parses the card and reads its PIN.
+func (l cardLogin) read(c *call) (engine.Card, string, error) {
+	card, err := engine.ParseCard(*l.card)
+	if err != nil {
+		return "", "", usageError{err}
+	}
+	pin := *l.pin
+	if pin == "" {
+		if pin, err = readPINs(c.stdin, c.stderr)("card PIN: "); err != nil {
+			return "", "", err
+		}
+	}
+	return card, pin, nil
+}
