@@ -152,6 +152,7 @@ func decodeSales(t *testing.T, out string) []saleJSON {
 
 func TestCommandLine(t *testing.T) {
 	dir := newData(t)
+	card := openCard(t, dir)
 	sales := decodeSales(t, mustCLI(t, dir, "play", "--stake", "0,50", "--n", "7", "--batch", "3", "--json"))
 	if len(sales) != 7 {
 		t.Fatalf("played %d units, want 7", len(sales))
@@ -188,11 +189,11 @@ func TestCommandLine(t *testing.T) {
 		Player       string `json:"player"`
 		BalanceCents int64  `json:"balance_cents"`
 	}
-	json.Unmarshal([]byte(mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "12,50", "--json")), &w)
-	if w.Player != "alice" || w.BalanceCents != 1250 {
+	json.Unmarshal([]byte(mustCLI(t, dir, "wallet", "credit", "--card", card, "--pin", testCardPIN, "--amount", "12,50", "--json")), &w)
+	if w.Player != card || w.BalanceCents != 1250 {
 		t.Fatalf("credit: %+v", w)
 	}
-	json.Unmarshal([]byte(mustCLI(t, dir, "wallet", "payout", "--player", "alice", "--amount", "2.5", "--json")), &w)
+	json.Unmarshal([]byte(mustCLI(t, dir, "wallet", "payout", "--player", card, "--amount", "2.5", "--json")), &w)
 	if w.BalanceCents != 1000 {
 		t.Fatalf("payout: %+v", w)
 	}
@@ -228,7 +229,7 @@ func TestCommandLineErrors(t *testing.T) {
 	}{
 		{[]string{"play", "--stake", "3"}, 2, "0.50, 1 or 2"},
 		{[]string{"play"}, 2, "bad stake"},
-		{[]string{"play", "--stake", "1", "--player", "nobody"}, 1, "insufficient funds"},
+		{[]string{"play", "--stake", "1", "--player", "nobody"}, 1, "no account"},
 		{[]string{"show", "01-050-0001-000000-0"}, 1, "bad ticket"},
 		{[]string{"show", "01-100-0001-000099-" + checkDigit(t, dir, "01-100-0001-000099")}, 1, "unknown ticket"},
 		{[]string{"show"}, 2, "give TICKET"},
@@ -341,4 +342,24 @@ func TestFyneAppVersionIsTheProgramVersion(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("..", app.Details.Icon)); err != nil {
 		t.Errorf("FyneApp.toml icon: %v", err)
 	}
+}
+
+// testCardPIN is the PIN of the cards openCard opens.
+const testCardPIN = "2580"
+
+// openCard opens an account in dir, its limits far above any test's play,
+// and returns its card number.
+func openCard(t *testing.T, dir string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	args := []string{"--passphrase-file", passphraseFile, "--data", dir, "player", "open", "--holder", "Camille Martin", "--born", "1990-05-17",
+		"--id-type", "CNI", "--id-number", fmt.Sprintf("T%d", time.Now().UnixNano()), "--deposit-week", "100000", "--stake-week", "100000", "--pin-stdin", "--json"}
+	if code := Main(args, Program{Stdin: strings.NewReader(testCardPIN + "\n"), Stdout: &out, Stderr: &errOut, OpenLog: testLog}); code != 0 {
+		t.Fatalf("player open: status %d: %s", code, errOut.String())
+	}
+	var a struct{ Card string }
+	if err := json.Unmarshal(out.Bytes(), &a); err != nil || a.Card == "" {
+		t.Fatalf("player open: %q %v", out.String(), err)
+	}
+	return a.Card
 }

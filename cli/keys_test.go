@@ -77,16 +77,17 @@ func TestDemoDataDirectory(t *testing.T) {
 // nothing.
 func TestPassphraseOpensTheDataDirectory(t *testing.T) {
 	dir := newData(t)
-	mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "20")
-	if _, errOut, code := cliBare(dir, "wallet", "show", "--player", "alice"); code != 1 || !strings.Contains(errOut, "--passphrase-file") {
+	card := openCard(t, dir)
+	mustCLI(t, dir, "wallet", "credit", "--card", card, "--pin", testCardPIN, "--amount", "20")
+	if _, errOut, code := cliBare(dir, "wallet", "show", "--player", card); code != 1 || !strings.Contains(errOut, "--passphrase-file") {
 		t.Fatalf("no passphrase: status %d: %s", code, errOut)
 	}
 	wrong := filepath.Join(t.TempDir(), "wrong")
 	os.WriteFile(wrong, []byte("not the passphrase\n"), 0o600)
-	if _, errOut, code := cliBare(dir, "--passphrase-file", wrong, "wallet", "show", "--player", "alice"); code != 1 || !strings.Contains(errOut, "wrong passphrase") {
+	if _, errOut, code := cliBare(dir, "--passphrase-file", wrong, "wallet", "show", "--player", card); code != 1 || !strings.Contains(errOut, "wrong passphrase") {
 		t.Fatalf("wrong passphrase: status %d: %s", code, errOut)
 	}
-	if out := mustCLI(t, dir, "wallet", "show", "--player", "alice"); !strings.Contains(out, "20,00 €") {
+	if out := mustCLI(t, dir, "wallet", "show", "--player", card); !strings.Contains(out, "20,00 €") {
 		t.Fatalf("after the refusals: %s", out)
 	}
 }
@@ -96,9 +97,10 @@ func TestPassphraseOpensTheDataDirectory(t *testing.T) {
 // commitments and the audit are the same after, under the new key only.
 func TestKeyPassphraseAndRotate(t *testing.T) {
 	dir := newData(t)
-	mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "20")
-	mustCLI(t, dir, "play", "--player", "alice", "--stake", "1", "--n", "5", "--batch", "5")
-	history := mustCLI(t, dir, "history", "--player", "alice", "--last", "100", "--json")
+	card := openCard(t, dir)
+	mustCLI(t, dir, "wallet", "credit", "--card", card, "--pin", testCardPIN, "--amount", "20")
+	mustCLI(t, dir, "play", "--card", card, "--pin", testCardPIN, "--stake", "1", "--n", "5", "--batch", "5")
+	history := mustCLI(t, dir, "history", "--player", card, "--last", "100", "--json")
 	blocks := mustCLI(t, dir, "blocks", "--json")
 	d := DataDir(dir)
 	before, _ := d.Unlock([]byte(testPassphrase))
@@ -129,7 +131,7 @@ func TestKeyPassphraseAndRotate(t *testing.T) {
 	run := func(args ...string) string {
 		return mustCLI(t, dir, append([]string{"--passphrase-file", newPass}, args...)...)
 	}
-	if got := run("history", "--player", "alice", "--last", "100", "--json"); got != history {
+	if got := run("history", "--player", card, "--last", "100", "--json"); got != history {
 		t.Fatalf("history after the rotation:\n%s\nwant\n%s", got, history)
 	}
 	if got := run("blocks", "--json"); got != blocks {
@@ -145,9 +147,10 @@ func TestKeyPassphraseAndRotate(t *testing.T) {
 // audited, swapped in, and no clear copy left; what it held is all there.
 func TestKeyInitEncryptsAClearDataDirectory(t *testing.T) {
 	dir := newData(t)
-	mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "20")
-	mustCLI(t, dir, "play", "--player", "alice", "--stake", "1", "--n", "5", "--batch", "2")
-	history := mustCLI(t, dir, "history", "--player", "alice", "--last", "100", "--json")
+	card := openCard(t, dir)
+	mustCLI(t, dir, "wallet", "credit", "--card", card, "--pin", testCardPIN, "--amount", "20")
+	mustCLI(t, dir, "play", "--card", card, "--pin", testCardPIN, "--stake", "1", "--n", "5", "--batch", "2")
+	history := mustCLI(t, dir, "history", "--player", card, "--last", "100", "--json")
 	secrets := unsold(t, dir)
 	decrypt(t, dir)
 	if found := leaks(t, secrets, dir); len(found) == 0 { // the search finds what is there
@@ -161,7 +164,7 @@ func TestKeyInitEncryptsAClearDataDirectory(t *testing.T) {
 	if !strings.Contains(out, "journal") || !strings.Contains(out, "audited") || !strings.Contains(out, "encrypted at rest") {
 		t.Fatalf("key init: %s", out)
 	}
-	if got := mustCLI(t, dir, "history", "--player", "alice", "--last", "100", "--json"); got != history {
+	if got := mustCLI(t, dir, "history", "--player", card, "--last", "100", "--json"); got != history {
 		t.Fatalf("history after the encryption:\n%s\nwant\n%s", got, history)
 	}
 	left, _ := filepath.Glob(filepath.Join(dir, "*", "*.plain*"))
@@ -180,8 +183,9 @@ func TestKeyInitEncryptsAClearDataDirectory(t *testing.T) {
 // another, is refused.
 func TestNothingUnsoldIsReadableAtRest(t *testing.T) {
 	dir := newData(t)
-	mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "50")
-	mustCLI(t, dir, "play", "--player", "alice", "--stake", "0.5", "--n", "30", "--batch", "7")
+	card := openCard(t, dir)
+	mustCLI(t, dir, "wallet", "credit", "--card", card, "--pin", testCardPIN, "--amount", "50")
+	mustCLI(t, dir, "play", "--card", card, "--pin", testCardPIN, "--stake", "0.5", "--n", "30", "--batch", "7")
 	backup := filepath.Join(t.TempDir(), "kiosk.sfbak")
 	mustCLI(t, dir, "backup", backup)
 	assertSecret(t, dir, backup)

@@ -248,7 +248,7 @@ func TestBreaksAndTheExclusionList(t *testing.T) {
 	if _, err := s.OpenSession(ctx, a.Card, "2580"); err != nil {
 		t.Fatalf("login after the break: %v", err)
 	}
-	keys, err := engine.ParseExclusionList("id_type,id_number\nCNI,B1\npasseport, 12AB 345\n")
+	keys, err := engine.ParseExclusionList("# national file\nid_type,id_number\nCNI,B1\npasseport, 12AB 345\n")
 	if err != nil || len(keys) != 2 || keys[0] != "CNI:B1" || keys[1] != "PASSEPORT:12AB345" {
 		t.Fatalf("exclusion list: %q %v", keys, err)
 	}

@@ -584,6 +584,7 @@ func (pl *Accounts) ImportExclusions(ctx context.Context, actor string, keys []s
 // starting with # are skipped.
 func ParseExclusionList(text string) ([]string, error) {
 	var keys []string
+	header := true // the first line may name the columns
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -594,9 +595,11 @@ func ParseExclusionList(text string) ([]string, error) {
 			typ, num, ok = strings.Cut(line, ":")
 		}
 		typ, num = strings.Trim(strings.TrimSpace(typ), `"`), strings.Trim(strings.TrimSpace(num), `"`)
-		if i == 0 && strings.EqualFold(typ, "id_type") || strings.EqualFold(typ, "type") {
+		if header && (strings.EqualFold(typ, "id_type") || strings.EqualFold(typ, "type")) {
+			header = false
 			continue
 		}
+		header = false
 		if !ok || typ == "" || num == "" || strings.Contains(num, ",") {
 			return nil, fmt.Errorf("%w: exclusion list line %d: %q (want TYPE,NUMBER)", ErrBadIdentity, i+1, line)
 		}
