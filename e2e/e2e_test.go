@@ -275,3 +275,39 @@ func journalHead(t testing.TB, auditJSON string) string {
 	}
 	return a.Head
 }
+
+// testCardPIN is the PIN of the cards openCard opens.
+const testCardPIN = "2580"
+
+// cardArgs open an account by the command line, its limits far above any
+// test's play; the PIN comes on standard input.
+func cardArgs(doc string) []string {
+	return []string{"player", "open", "--holder", "Camille Martin", "--born", "1990-05-17", "--id-type", "CNI", "--id-number", doc,
+		"--deposit-week", "100000", "--stake-week", "100000", "--pin-stdin", "--json"}
+}
+
+// cardOf reads the card number player open --json printed.
+func cardOf(t testing.TB, out string) string {
+	t.Helper()
+	var a struct{ Card string }
+	if err := json.Unmarshal([]byte(out), &a); err != nil || a.Card == "" {
+		t.Fatalf("player open: %q %v", out, err)
+	}
+	return a.Card
+}
+
+// openCard opens an account in dir with the shipped binary and returns its
+// card number.
+func openCard(t testing.TB, dir string) string {
+	t.Helper()
+	setUp(t, dir)
+	cmd := exec.Command(starfortune(t), append([]string{"--data", dir}, cardArgs(fmt.Sprintf("E%d", time.Now().UnixNano()))...)...)
+	cmd.Stdin = strings.NewReader(testCardPIN + "\n")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("player open: %v: %s", err, errOut.String())
+	}
+	return cardOf(t, string(out))
+}

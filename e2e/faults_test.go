@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"starfortune/engine"
 	"starfortune/internal/testenv"
 )
 
@@ -111,14 +112,16 @@ func TestRandomKills(t *testing.T) {
 func played(t *testing.T, dir string) string {
 	t.Helper()
 	mustCLI(t, dir, "play", "--stake", "0.5", "--n", "300", "--batch", "50")
-	mustCLI(t, dir, "wallet", "credit", "--player", "bob", "--amount", "20")
-	mustCLI(t, dir, "play", "--stake", "2", "--player", "bob", "--n", "5")
-	return mustCLI(t, dir, "history", "--last", "1000", "--json") + mustCLI(t, dir, "history", "--player", "bob", "--json")
+	bob := openCard(t, dir)
+	mustCLI(t, dir, "wallet", "credit", "--card", bob, "--pin", testCardPIN, "--amount", "20")
+	mustCLI(t, dir, "play", "--stake", "2", "--card", bob, "--pin", testCardPIN, "--n", "5")
+	return history(t, dir)
 }
 
+// history is the demo wallet's and the first card's history.
 func history(t *testing.T, dir string) string {
 	t.Helper()
-	return mustCLI(t, dir, "history", "--last", "1000", "--json") + mustCLI(t, dir, "history", "--player", "bob", "--json")
+	return mustCLI(t, dir, "history", "--last", "1000", "--json") + mustCLI(t, dir, "history", "--player", string(engine.NewCard(1)), "--json")
 }
 
 func tables(t *testing.T, dir string) []string {

@@ -22,9 +22,10 @@ import (
 func TestKeyInitKilledAnywhere(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	mustCLI(t, dir, "wallet", "credit", "--player", "alice", "--amount", "400")
-	mustCLI(t, dir, "play", "--player", "alice", "--stake", "1", "--n", "300", "--batch", "7")
-	want := mustCLI(t, dir, "history", "--player", "alice", "--last", "300", "--json")
+	alice := openCard(t, dir)
+	mustCLI(t, dir, "wallet", "credit", "--card", alice, "--pin", testCardPIN, "--amount", "400")
+	mustCLI(t, dir, "play", "--card", alice, "--pin", testCardPIN, "--stake", "1", "--n", "300", "--batch", "7")
+	want := mustCLI(t, dir, "history", "--player", alice, "--last", "300", "--json")
 	d := sf.DataDir(dir)
 	keys := unlock(t, dir)
 	cur := keys.Current()
@@ -54,7 +55,7 @@ func TestKeyInitKilledAnywhere(t *testing.T) {
 		time.Sleep(after)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
-		out, errOut, code := cli(t, into, "history", "--player", "alice", "--last", "300", "--json")
+		out, errOut, code := cli(t, into, "history", "--player", alice, "--last", "300", "--json")
 		switch {
 		case code == 0 && out == want:
 			t.Logf("round %d: killed after %v, once key init had ended", round, after.Round(time.Millisecond))
@@ -65,7 +66,7 @@ func TestKeyInitKilledAnywhere(t *testing.T) {
 			t.Fatalf("round %d: after a kill during key init, history: status %d: %s", round, code, errOut)
 		}
 		mustCLI(t, into, "key", "init")
-		if got := mustCLI(t, into, "history", "--player", "alice", "--last", "300", "--json"); got != want {
+		if got := mustCLI(t, into, "history", "--player", alice, "--last", "300", "--json"); got != want {
 			t.Fatalf("round %d: the history after key init:\n%s\nwant\n%s", round, got, want)
 		}
 		if out := mustCLI(t, into, "audit"); !strings.Contains(out, "audit OK") {

@@ -51,6 +51,7 @@ type secretLife struct {
 	bin  string
 	work string
 	dir  string // the kiosk's data directory
+	card string // the account that plays
 
 	captured []capture
 }
@@ -109,7 +110,7 @@ func (l *secretLife) must(name, dir, pass, in string, args ...string) string {
 // output: every goroutine's stack, with arguments).
 func (l *secretLife) interrupted(name, pass string, sig syscall.Signal) {
 	l.t.Helper()
-	cmd := exec.Command(l.bin, "--data", l.dir, "--passphrase-file", pass, "play", "--player", "alice", "--stake", "0.5", "--n", "1000000", "--json")
+	cmd := exec.Command(l.bin, "--data", l.dir, "--passphrase-file", pass, "play", "--card", l.card, "--pin", testCardPIN, "--stake", "0.5", "--n", "1000000", "--json")
 	cmd.Env = append(secretEnv(), "STARFORTUNE_DEV=1", "GOTRACEBACK=all")
 	errOut := &safeBuffer{}
 	cmd.Stderr = errOut
@@ -218,17 +219,18 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 
 	l.must("key init", l.dir, "", "", "key", "init", "--new-passphrase-file", p1)
 	ring1 := l.copyRing("keyring-gen1")
-	l.must("wallet credit", l.dir, p1, "", "wallet", "credit", "--player", "alice", "--amount", "300")
-	l.must("play", l.dir, p1, "", "play", "--player", "alice", "--stake", "0.5", "--n", "20", "--batch", "7", "--json")
+	l.card = cardOf(t, l.must("player open", l.dir, p1, testCardPIN+"\n", cardArgs("SECRET-LIFE")...))
+	l.must("wallet credit", l.dir, p1, "", "wallet", "credit", "--card", l.card, "--pin", testCardPIN, "--amount", "300")
+	l.must("play", l.dir, p1, "", "play", "--card", l.card, "--pin", testCardPIN, "--stake", "0.5", "--n", "20", "--batch", "7", "--json")
 	l.must("operator set-pin", l.dir, p1, pin+"\n"+pin+"\n", "operator", "set-pin")
-	if _, errOut, code := l.run("a wrong passphrase", l.dir, wrong, "", "wallet", "show", "--player", "alice"); code != 1 || !strings.Contains(errOut, "wrong passphrase") {
+	if _, errOut, code := l.run("a wrong passphrase", l.dir, wrong, "", "wallet", "show", "--player", l.card); code != 1 || !strings.Contains(errOut, "wrong passphrase") {
 		t.Fatalf("a wrong passphrase: status %d: %s", code, errOut)
 	}
 	l.must("blocks", l.dir, p1, "", "blocks")
 	l.must("report", l.dir, p1, "", "report")
 	l.must("key passphrase", l.dir, p1, "", "key", "passphrase", "--new-passphrase-file", p2)
 	ring1b := l.copyRing("keyring-gen1-pass2")
-	if _, _, code := l.run("the old passphrase", l.dir, p1, "", "history", "--player", "alice"); code != 1 {
+	if _, _, code := l.run("the old passphrase", l.dir, p1, "", "history", "--player", l.card); code != 1 {
 		t.Fatalf("the old passphrase still opens: status %d", code)
 	}
 	backup := filepath.Join(l.work, "before-rotation.sfbak")
@@ -242,7 +244,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	l.must("audit after the kill", l.dir, p3, "", "audit")
 	l.interrupted("play crashed (SIGQUIT: Go's stack dump)", p3, syscall.SIGQUIT)
 	l.window(passes["wrong passphrase"], passes["rotated passphrase"])
-	history := decodeSales(t, l.must("history", l.dir, p3, "", "history", "--player", "alice", "--last", "1000", "--json"))
+	history := decodeSales(t, l.must("history", l.dir, p3, "", "history", "--player", l.card, "--last", "1000", "--json"))
 	l.must("show", l.dir, p3, "", "show", history[len(history)-1].Ticket)
 	l.logs(l.dir)
 	l.logs(restored)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"starfortune/engine"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ type opLine struct {
 }
 
 // torturePlayers are the players the workload plays for.
-var torturePlayers = []string{"demo", "p1", "p2"}
+var torturePlayers = []string{engine.DemoPlayer, string(engine.NewCard(1)), string(engine.NewCard(2))}
 
 // tortureCmd is the workload on the data directory dir, not yet started;
 // tuning "" keeps the kiosk's Badger settings.

@@ -25,6 +25,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -103,7 +104,61 @@ type opLine struct {
 	Balance int64  `json:"balance,omitempty"`
 }
 
-var torturePlayers = []string{engine.DemoPlayer, "p1", "p2"}
+// torturePlayers are the demo wallet and the accounts of the first two
+// cards: opened by the first run (an opening is atomic: a kill leaves it
+// done or not), their limits far above the workload's play.
+var torturePlayers = []string{engine.DemoPlayer, string(engine.NewCard(1)), string(engine.NewCard(2))}
+
+// tortureCardPIN is the PIN of the workload's cards.
+const tortureCardPIN = "2580"
+
+// openAccounts opens the workload's accounts the first time, and a session
+// on each (closing the one a kill left open).
+func openAccounts(ctx context.Context, svc *engine.Service) error {
+	for i := uint64(1); i <= 2; i++ {
+		card := engine.NewCard(i)
+		if _, err := svc.ByCard(ctx, card); errors.Is(err, engine.ErrUnknownCard) {
+			id := engine.Identity{Holder: "Torture " + card.Spaced(), Born: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), DocType: "TEST", DocNumber: string(card)}
+			huge := engine.Limits{{Kind: engine.LimitDeposit, Window: engine.WindowWeek}: engine.MaxAmount, {Kind: engine.LimitStake, Window: engine.WindowWeek}: engine.MaxAmount}
+			if _, err := svc.Open(ctx, "torture", engine.OpenRequest{Identity: id, Limits: huge, PIN: tortureCardPIN}); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		if _, err := svc.OpenSession(ctx, card, tortureCardPIN); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// protected deals with what protects a player the way an attendant and
+// the player would: a prize held is checked and paid by hand, a reality
+// check acknowledged, funds set aside replaced by a credit. It reports
+// whether err was one of those (and the workload goes on).
+func protected(ctx context.Context, svc *engine.Service, p string, err error) (bool, error) {
+	var held *engine.HeldError
+	switch {
+	case errors.As(err, &held):
+		for _, h := range held.Held {
+			if _, err := svc.CheckIdentity(ctx, "torture", p, h.Ticket, "TEST "+p); err != nil {
+				return true, err
+			}
+			if _, err := svc.PayHeld(ctx, "torture", p, h.Ticket, "virement", "T-"+h.Ticket.String()); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	case errors.Is(err, engine.ErrRealityCheck):
+		_, err := svc.RealityCheck(ctx, p)
+		return true, err
+	case errors.Is(err, engine.ErrInsufficientFunds) && p != engine.DemoPlayer:
+		_, err := svc.Credit(ctx, p, 5_000, "torture")
+		return true, err
+	}
+	return false, err
+}
 
 // torture runs random sales (step by step or in batches), reveal steps,
 // credits and payouts on dir forever, printing each once it returned.
@@ -117,6 +172,9 @@ func torture(dir string, seed uint64) error {
 		return err
 	}
 	err = cli.WithGame(ctx, cli.DataDir(dir), keys, engine.DefaultConfig(), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
+		if err := openAccounts(ctx, svc); err != nil {
+			return err
+		}
 		for {
 			p := torturePlayers[r.IntN(len(torturePlayers))]
 			stake := engine.Stakes[r.IntN(len(engine.Stakes))]
@@ -137,8 +195,11 @@ func torture(dir string, seed uint64) error {
 			switch n := r.IntN(10); {
 			case n < 5: // a unit played the way the kiosk plays it
 				sales, err := svc.Sell(ctx, engine.SellRequest{Player: p, Stake: stake, Count: 1, Actor: "torture"})
-				if err != nil {
-					return err
+				if handled, err := protected(ctx, svc, p, err); handled || err != nil {
+					if err != nil {
+						return err
+					}
+					continue
 				}
 				sale := sales[0]
 				enc.Encode(opLine{Op: "sold", Ticket: sale.Ticket.String(), Player: p})
@@ -157,16 +218,22 @@ func torture(dir string, seed uint64) error {
 			case n < 8:
 				sales, err := svc.Sell(ctx, engine.SellRequest{Player: p, Stake: stake, Count: 1 + r.IntN(40),
 					Picks: func(int) [2]int { return [2]int{r.IntN(3), r.IntN(3)} }, Actor: "torture"})
-				if err != nil {
-					return err
+				if handled, err := protected(ctx, svc, p, err); handled || err != nil {
+					if err != nil {
+						return err
+					}
+					continue
 				}
 				for _, s := range sales {
 					enc.Encode(opLine{Op: "sold", Ticket: s.Ticket.String(), Player: p, Done: true})
 				}
 			default:
 				l, err := svc.Payout(ctx, p, 100, "torture")
-				if err != nil {
-					return err
+				if handled, err := protected(ctx, svc, p, err); handled || err != nil {
+					if err != nil {
+						return err
+					}
+					continue
 				}
 				enc.Encode(opLine{Op: "payout", Player: p, Seq: l.Seq, Balance: int64(l.Balance)})
 			}
