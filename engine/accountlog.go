@@ -141,7 +141,8 @@ func decodeIdentity(d *decoder) Identity {
 
 // The settings the accounts live in.
 const (
-	accountPrefix    = "account/"   // + player: the account as it stands
+	accountPrefix    = "account/"   // + player: the account as the desk leaves it
+	playPrefix       = "play/"      // + player: its session, usage, prizes set aside and held
 	cardPrefix       = "card/"      // + card: the player it opens
 	listedPrefix     = "listed/"    // + identity key: the record that listed it
 	accountLogPrefix = "acctlog/"   // + %016x seq: a record
@@ -223,9 +224,14 @@ func accountRecords(tx ReadTx, fn func(AccountRecord) error) error {
 	return nil
 }
 
-// MarshalBinary encodes the account as it stands.
+// An account is kept in two settings: what changes at the desk (holder,
+// PIN, limits, break: accountPrefix) and what every sale and movement
+// changes (session, usage, what is set aside or held, the account's time:
+// playPrefix), so that a sale writes only the second, small one.
+
+// MarshalBinary encodes what changes at the desk.
 func (a Account) MarshalBinary() ([]byte, error) {
-	e := encoder{b: make([]byte, 0, 256+len(a.usage)*32)}
+	e := encoder{b: make([]byte, 0, 256)}
 	e.u8(codecVersion)
 	e.str(a.Player)
 	e.str(string(a.Card))
@@ -254,24 +260,10 @@ func (a Account) MarshalBinary() ([]byte, error) {
 	e.time(a.Break.Since)
 	e.time(a.Break.Until)
 	e.u8(boolByte(a.Break.Indefinite))
-	e.u8(boolByte(a.Session.Open))
-	e.time(a.Session.Start)
-	e.time(a.Session.LastCheck)
-	e.i64(int64(a.Session.Staked))
-	e.i64(int64(a.Session.Won))
-	e.i64(int64(a.SetAside))
-	e.u8(uint8(len(a.Held)))
-	for _, h := range a.Held {
-		e.ticket(h.Ticket)
-		e.i64(int64(h.Prize))
-		e.u8(boolByte(h.IdentityChecked))
-	}
-	e.time(a.Clock)
-	a.usage.encode(&e)
 	return e.b, nil
 }
 
-// UnmarshalBinary decodes an account.
+// UnmarshalBinary decodes what changes at the desk.
 func (a *Account) UnmarshalBinary(b []byte) error {
 	d := decoder{b: b}
 	d.version("account")
@@ -296,6 +288,34 @@ func (a *Account) UnmarshalBinary(b []byte) error {
 		a.Pending = append(a.Pending, p)
 	}
 	a.Break = Exclusion{Since: d.time(), Until: d.time(), Indefinite: d.u8() == 1}
+	return d.done("account")
+}
+
+// encodePlay encodes what every sale and movement changes.
+func (a Account) encodePlay() []byte {
+	e := encoder{b: make([]byte, 0, 96+len(a.usage)*32)}
+	e.u8(codecVersion)
+	e.u8(boolByte(a.Session.Open))
+	e.time(a.Session.Start)
+	e.time(a.Session.LastCheck)
+	e.i64(int64(a.Session.Staked))
+	e.i64(int64(a.Session.Won))
+	e.i64(int64(a.SetAside))
+	e.u8(uint8(len(a.Held)))
+	for _, h := range a.Held {
+		e.ticket(h.Ticket)
+		e.i64(int64(h.Prize))
+		e.u8(boolByte(h.IdentityChecked))
+	}
+	e.time(a.Clock)
+	a.usage.encode(&e)
+	return e.b
+}
+
+// decodePlay decodes what encodePlay wrote into a.
+func (a *Account) decodePlay(b []byte) error {
+	d := decoder{b: b}
+	d.version("account play")
 	a.Session = Session{Open: d.u8() == 1, Start: d.time(), LastCheck: d.time(), Staked: Cents(d.i64()), Won: Cents(d.i64())}
 	a.SetAside = Cents(d.i64())
 	a.Held = nil
@@ -304,7 +324,7 @@ func (a *Account) UnmarshalBinary(b []byte) error {
 	}
 	a.Clock = d.time()
 	a.usage = decodeUsage(&d)
-	return d.done("account")
+	return d.done("account play")
 }
 
 func boolByte(b bool) uint8 {
@@ -324,13 +344,28 @@ func readAccount(tx ReadTx, player string) (Account, bool, error) {
 	if err := a.UnmarshalBinary(v); err != nil {
 		return Account{}, false, fmt.Errorf("account %s: %w", player, err)
 	}
+	if v, ok, err = tx.Setting(playPrefix + player); err != nil {
+		return Account{}, false, err
+	} else if !ok {
+		return Account{}, false, fmt.Errorf("%w: account %s without its play", ErrCorrupt, player)
+	}
+	if err := a.decodePlay(v); err != nil {
+		return Account{}, false, fmt.Errorf("account %s: %w", player, err)
+	}
 	return a, true, nil
 }
 
+// putAccount writes the whole account.
 func putAccount(tx Tx, a Account) error {
 	v, _ := a.MarshalBinary()
-	return tx.PutSetting(accountPrefix+a.Player, v)
+	if err := tx.PutSetting(accountPrefix+a.Player, v); err != nil {
+		return err
+	}
+	return putPlay(tx, a)
 }
+
+// putPlay writes what a sale or a movement changes of the account.
+func putPlay(tx Tx, a Account) error { return tx.PutSetting(playPrefix+a.Player, a.encodePlay()) }
 
 // playerOfCard is the wallet a card opens.
 func playerOfCard(tx ReadTx, c Card) (string, error) {

@@ -327,7 +327,7 @@ func (a *auditRun) journal(tx ReadTx, j Journal, blocks []BlockInfo, wallets []W
 			w.Seq, w.Head = l.Seq, l.Hash()
 		}
 		for _, st := range e.Settings {
-			if st.Name == accountLogHead || strings.HasPrefix(st.Name, accountPrefix) {
+			if st.Name == accountLogHead || strings.HasPrefix(st.Name, accountPrefix) || strings.HasPrefix(st.Name, playPrefix) {
 				accounts[st.Name] = st.Value
 			}
 		}

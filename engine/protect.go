@@ -93,13 +93,10 @@ func guardFor(tx *journalTx, w Wallet, fleet bool, p Protection, now time.Time) 
 // mayUse refuses an account that may not play or deposit now: not
 // completed, on a break, its holder listed.
 func (g *guard) mayUse(tx ReadTx) error {
+	if err := g.mayOpen(); err != nil {
+		return err
+	}
 	a := g.acct
-	if !a.Complete {
-		return fmt.Errorf("%w: wallet %s", ErrAccountIncomplete, a.Player)
-	}
-	if a.Break.Active(g.t) {
-		return &ExcludedError{Break: a.Break}
-	}
 	if l, err := listed(tx, a.Identity.Key()); err != nil || l {
 		if err == nil {
 			err = fmt.Errorf("%w: account %s", ErrListed, a.Card.Spaced())
@@ -109,10 +106,24 @@ func (g *guard) mayUse(tx ReadTx) error {
 	return nil
 }
 
-// mayPlay adds to mayUse what a sale needs: an open session, its reality
-// check acknowledged, no prize held.
-func (g *guard) mayPlay(tx ReadTx) error {
-	if err := g.mayUse(tx); err != nil {
+// mayOpen refuses an account not completed or on a break.
+func (g *guard) mayOpen() error {
+	a := g.acct
+	if !a.Complete {
+		return fmt.Errorf("%w: wallet %s", ErrAccountIncomplete, a.Player)
+	}
+	if a.Break.Active(g.t) {
+		return &ExcludedError{Break: a.Break}
+	}
+	return nil
+}
+
+// mayPlay adds to mayOpen what a sale needs: an open session, its reality
+// check acknowledged, no prize held. The exclusion list is not read again:
+// a session opens only for a holder not listed, and listing a holder ends
+// their session in the same transaction (Accounts.ImportExclusions).
+func (g *guard) mayPlay() error {
+	if err := g.mayOpen(); err != nil {
 		return err
 	}
 	a := g.acct
@@ -207,12 +218,13 @@ func (g *guard) paid(balance Cents) {
 	}
 }
 
-// keep writes the account back.
+// keep writes back what a sale or a movement changed of the account (the
+// limits a cooling-off made due are applied anew at each read).
 func (g *guard) keep(tx Tx) error {
 	if g == nil {
 		return nil
 	}
-	return putAccount(tx, g.acct)
+	return putPlay(tx, g.acct)
 }
 
 // time is when the change happens: the account's time, or now without one.

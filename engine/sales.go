@@ -232,7 +232,7 @@ func (s *Sales) protect(tx *journalTx, w Wallet, req SellRequest, now time.Time)
 	if err != nil || g == nil {
 		return g, err
 	}
-	return g, g.mayPlay(tx)
+	return g, g.mayPlay()
 }
 
 // sellUnit sells unit u, the i-th of req, from wallet w: the ledger entry

@@ -20,7 +20,7 @@ var ctx = context.Background()
 
 // pinnedStore holds the first block of every stake drawn from a fixed seed,
 // so that a test's outcomes are the same at every run.
-func pinnedStore(t *testing.T) *memstore.Store {
+func pinnedStore(t testing.TB) *memstore.Store {
 	t.Helper()
 	st := memstore.New()
 	for _, b := range pinnedBlocks() {
