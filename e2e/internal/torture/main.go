@@ -109,6 +109,16 @@ type opLine struct {
 // done or not), their limits far above the workload's play.
 var torturePlayers = []string{engine.DemoPlayer, string(engine.NewCard(1)), string(engine.NewCard(2))}
 
+// tortureConfig is the kiosk's, its protection tightened so that the kills
+// fall on every kind of protected operation: prizes of 20 € and more held
+// and paid by hand (10 € set aside), a reality check every minute.
+func tortureConfig() engine.Config {
+	cfg := engine.DefaultConfig()
+	cfg.Protection = engine.DefaultProtection()
+	cfg.Protection.PayoutThreshold, cfg.Protection.HandpayThreshold, cfg.Protection.RealityCheck = 1_000, 2_000, time.Minute
+	return cfg
+}
+
 // tortureCardPIN is the PIN of the workload's cards.
 const tortureCardPIN = "2580"
 
@@ -120,6 +130,9 @@ func openAccounts(ctx context.Context, svc *engine.Service) error {
 		if _, err := svc.ByCard(ctx, card); errors.Is(err, engine.ErrUnknownCard) {
 			id := engine.Identity{Holder: "Torture " + card.Spaced(), Born: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), DocType: "TEST", DocNumber: string(card)}
 			huge := engine.Limits{{Kind: engine.LimitDeposit, Window: engine.WindowWeek}: engine.MaxAmount, {Kind: engine.LimitStake, Window: engine.WindowWeek}: engine.MaxAmount}
+			if i == 2 { // the second player reaches a stake limit, and the kills fall on sales it stops
+				huge[engine.LimitKey{Kind: engine.LimitStake, Window: engine.WindowDay}] = 30_000
+			}
 			if _, err := svc.Open(ctx, "torture", engine.OpenRequest{Identity: id, Limits: huge, PIN: tortureCardPIN}); err != nil {
 				return err
 			}
@@ -135,7 +148,8 @@ func openAccounts(ctx context.Context, svc *engine.Service) error {
 
 // protected deals with what protects a player the way an attendant and
 // the player would: a prize held is checked and paid by hand, a reality
-// check acknowledged, funds set aside replaced by a credit. It reports
+// check acknowledged, funds set aside replaced by a credit, a limit
+// reached respected. It reports
 // whether err was one of those (and the workload goes on).
 func protected(ctx context.Context, svc *engine.Service, p string, err error) (bool, error) {
 	var held *engine.HeldError
@@ -156,6 +170,8 @@ func protected(ctx context.Context, svc *engine.Service, p string, err error) (b
 	case errors.Is(err, engine.ErrInsufficientFunds) && p != engine.DemoPlayer:
 		_, err := svc.Credit(ctx, p, 5_000, "torture")
 		return true, err
+	case errors.Is(err, engine.ErrLimit):
+		return true, nil // the player stops playing: another plays
 	}
 	return false, err
 }
@@ -171,7 +187,7 @@ func torture(dir string, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	err = cli.WithGame(ctx, cli.DataDir(dir), keys, engine.DefaultConfig(), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
+	err = cli.WithGame(ctx, cli.DataDir(dir), keys, tortureConfig(), zerolog.Nop(), os.Stderr, func(svc *engine.Service, _ *storage.Store) error {
 		if err := openAccounts(ctx, svc); err != nil {
 			return err
 		}
@@ -251,7 +267,7 @@ func check(dir string, printed []opLine, known map[string]bool) error {
 	if err != nil {
 		return err
 	}
-	return cli.WithGame(ctx, cli.DataDir(dir), keys, engine.DefaultConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
+	return cli.WithGame(ctx, cli.DataDir(dir), keys, tortureConfig(), zerolog.Nop(), io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return fmt.Errorf("out of service after a kill: %w", err)
 		}
