@@ -537,3 +537,48 @@ func hasFinding(rep engine.AuditReport, part string) bool {
 	}
 	return false
 }
+
+// Everything of the accounts (the log, the limits pending, the break, a
+// held prize, the card's lockout count) comes back from the journal into
+// an empty store; the audit passes and the protections hold as before.
+func TestAccountsComeBackFromTheJournal(t *testing.T) {
+	c := newClock()
+	p := engine.DefaultProtection()
+	p.PayoutThreshold, p.HandpayThreshold = 500, 1000
+	j := &memstore.Journal{}
+	s := protected(t, c, p, pinnedStore(t), j)
+	a := openAccount(t, s, "J1", limits(500, 1000))
+	b := openAccount(t, s, "J2", limits(50, 50))
+	s.Credit(ctx, a.Player, eur(300), "test")
+	s.OpenSession(ctx, a.Card, "2580")
+	won := prizeAt(t, s, a.Player, 200, 1000)
+	s.SetLimit(ctx, "player", a.Player, stakeWeek, eur(2000))
+	s.TakeBreak(ctx, "player", b.Player, engine.Break30d)
+	s.OpenSession(ctx, b.Card, "0000")
+	s.ImportExclusions(ctx, "operator", []string{"CNI:SOMEONE"})
+	wantA, _ := s.Account(ctx, a.Player)
+	wantLog, _ := s.AccountLog(ctx, "")
+	s.Close()
+
+	fresh := memstore.New()
+	if _, err := engine.Recover(ctx, j, fresh, zerolog.Nop()); err != nil {
+		t.Fatal(err)
+	}
+	r := protected(t, c, p, fresh, j)
+	mustAudit(t, r)
+	gotA, _ := r.Account(ctx, a.Player)
+	gotLog, _ := r.AccountLog(ctx, "")
+	if len(gotLog) != len(wantLog) || gotLog[len(gotLog)-1] != wantLog[len(wantLog)-1] {
+		t.Fatalf("account log: %d records, want %d", len(gotLog), len(wantLog))
+	}
+	if len(gotA.Held) != 1 || gotA.Held[0].Ticket != won.Ticket || len(gotA.Pending) != 1 || gotA.Session != wantA.Session {
+		t.Fatalf("account after recovery: %+v, want %+v", gotA, wantA)
+	}
+	if _, err := r.Sell(ctx, engine.SellRequest{Player: a.Player, Stake: 50, Count: 1}); !errors.Is(err, engine.ErrPrizeHeld) {
+		t.Fatalf("sale with a prize held, after recovery: %v", err)
+	}
+	var pe *engine.PlayerPINError
+	if _, err := r.OpenSession(ctx, b.Card, "0000"); !errors.As(err, &pe) || pe.Left != 3 {
+		t.Fatalf("the card's wrong PINs after recovery: %v", err)
+	}
+}
