@@ -89,6 +89,17 @@ type call struct {
 	svc    *engine.Service // needsGame
 	store  *storage.Store  // needsGame
 	admin  *central.Admin  // needsCentral
+	pins   func(prompt string) (string, error) // readPIN's reader, made once
+}
+
+// readPIN reads one PIN (see readPINs): every PIN a command asks for comes
+// from the one reader, so that lines of standard input are not lost
+// between them.
+func (c *call) readPIN(prompt string) (string, error) {
+	if c.pins == nil {
+		c.pins = readPINs(c.stdin, c.stderr)
+	}
+	return c.pins(prompt)
 }
 
 // shared are the flags every command takes, before or after its name.

@@ -50,6 +50,103 @@ func blockReportJSON(b engine.BlockStatus) any {
 	return j
 }
 
+// newPIN reads a new PIN twice (terminal, or two lines of standard input)
+// and checks it against the rule.
+func newPIN(c *call, whose string) (string, error) {
+	read := c.readPIN
+	pin, err := read(fmt.Sprintf("Nouveau code PIN %s (%d à %d chiffres) : ", whose, engine.PINMinDigits, engine.PINMaxDigits))
+	if err != nil {
+		return "", err
+	}
+	if err := engine.CheckPIN(pin); err != nil {
+		return "", usageError{err}
+	}
+	again, err := read("Confirmez le code PIN : ")
+	if err != nil {
+		return "", err
+	}
+	if again != pin {
+		return "", usageError{errors.New("the two PINs differ: nothing changed")}
+	}
+	return pin, nil
+}
+
+func setPINFlags(fs *flag.FlagSet) func(*call) error {
+	name := fs.String("name", engine.FirstAttendant, "the attendant whose PIN it is (`NAME`; the first: the operator PIN)")
+	return func(c *call) error {
+		if *name != engine.FirstAttendant {
+			pin, err := newPIN(c, "de "+*name)
+			if err != nil {
+				return err
+			}
+			if err := c.svc.SetAttendantPIN(c.ctx, actorCLI, *name, pin); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(c.out, "PIN of attendant %s set\n", *name)
+			return err
+		}
+		return setPINRun(c)
+	}
+}
+
+func attendantAddRun(c *call) error {
+	name := c.args[0]
+	if err := engine.CheckAttendantName(name); err != nil {
+		return usageError{err}
+	}
+	pin, err := newPIN(c, "de "+name)
+	if err != nil {
+		return err
+	}
+	if err := c.svc.AddAttendant(c.ctx, actorCLI, name, pin); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(c.out, "attendant %s added: they log in to the operator panel with their own PIN\n", name)
+	return err
+}
+
+func attendantRemoveRun(c *call) error {
+	if err := c.svc.RemoveAttendant(c.ctx, actorCLI, c.args[0]); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(c.out, "attendant %s removed: their PIN no longer opens the panel; their name stays in the logs\n", c.args[0])
+	return err
+}
+
+func attendantListRun(c *call) error {
+	names, err := c.svc.Attendants(c.ctx)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		if names == nil {
+			names = []string{}
+		}
+		return json.NewEncoder(c.out).Encode(names)
+	}
+	for _, n := range names {
+		fmt.Fprintln(c.out, n)
+	}
+	return nil
+}
+
+// actorOf is who acts at the command line: the attendant named by
+// --attendant, once their PIN (from standard input or the terminal) is
+// checked as the panel checks it, or "cli": staff holding the data key.
+func actorOf(c *call, attendant string) (string, error) {
+	if attendant == "" {
+		return actorCLI, nil
+	}
+	pin, err := c.readPIN(fmt.Sprintf("PIN de %s : ", attendant))
+	if err != nil {
+		return "", err
+	}
+	if err := c.svc.Login(c.ctx, attendant, pin); err != nil {
+		return "", fmt.Errorf("attendant %s: %w", attendant, err)
+	}
+	return attendant, nil
+}
+
 func setPINRun(c *call) error {
 	ctx, svc, out := c.ctx, c.svc, c.out
 	before, err := svc.PINStatus(ctx)
@@ -59,20 +156,9 @@ func setPINRun(c *call) error {
 	if before.Weak != nil {
 		fmt.Fprintf(c.stderr, "starfortune: the operator PIN in force must be changed: %s\n", before.Weak.Reason())
 	}
-	read := readPINs(c.stdin, c.stderr)
-	pin, err := read(fmt.Sprintf("Nouveau code PIN opérateur (%d à %d chiffres) : ", engine.PINMinDigits, engine.PINMaxDigits))
+	pin, err := newPIN(c, "opérateur")
 	if err != nil {
 		return err
-	}
-	if err := engine.CheckPIN(pin); err != nil {
-		return usageError{err}
-	}
-	again, err := read("Confirmez le code PIN : ")
-	if err != nil {
-		return err
-	}
-	if again != pin {
-		return usageError{errors.New("the two PINs differ: nothing changed")}
 	}
 	if err := svc.SetPIN(ctx, actorCLI, pin); err != nil {
 		return err

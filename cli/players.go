@@ -19,6 +19,11 @@ import (
 // cards, import the exclusion list, record identity checks and hand-pays,
 // and export the register. Amounts in JSON are cents.
 
+// attendantFlag is --attendant: who acts, their PIN checked (actorOf).
+func attendantFlag(fs *flag.FlagSet) *string {
+	return fs.String("attendant", "", "the attendant who acts, by `NAME` (their PIN asked first); without it: cli")
+}
+
 // who names the account a command works on: --card, or --player for a
 // wallet from before accounts.
 type who struct{ card, player *string }
@@ -50,16 +55,18 @@ type openFlags struct {
 	holder, born, idType, idNumber *string
 	limits                         map[engine.LimitKey]*string
 	pinStdin                       *bool
+	attendant                      *string
 }
 
 func declareOpen(fs *flag.FlagSet) openFlags {
 	o := openFlags{
-		holder:   fs.String("holder", "", "required: the holder's full `NAME`"),
-		born:     fs.String("born", "", "required: date of birth, `YYYY-MM-DD` (or DD/MM/YYYY)"),
-		idType:   fs.String("id-type", "", "required: identity document `TYPE` (CNI, PASSEPORT...)"),
-		idNumber: fs.String("id-number", "", "required: identity document `NUMBER`"),
-		limits:   map[engine.LimitKey]*string{},
-		pinStdin: fs.Bool("pin-stdin", false, "read the card's PIN from standard input (else asked twice on the terminal)"),
+		holder:    fs.String("holder", "", "required: the holder's full `NAME`"),
+		born:      fs.String("born", "", "required: date of birth, `YYYY-MM-DD` (or DD/MM/YYYY)"),
+		idType:    fs.String("id-type", "", "required: identity document `TYPE` (CNI, PASSEPORT...)"),
+		idNumber:  fs.String("id-number", "", "required: identity document `NUMBER`"),
+		limits:    map[engine.LimitKey]*string{},
+		pinStdin:  fs.Bool("pin-stdin", false, "read the card's PIN from standard input (else asked twice on the terminal)"),
+		attendant: attendantFlag(fs),
 	}
 	for _, k := range engine.LimitKeys {
 		help := "optional limit in `EUROS`"
@@ -71,11 +78,12 @@ func declareOpen(fs *flag.FlagSet) openFlags {
 	return o
 }
 
-// request reads the flags into an opening request, the PIN included.
-func (o openFlags) request(c *call) (engine.OpenRequest, error) {
+// request reads the flags into an opening request, the PIN included, and
+// who acts.
+func (o openFlags) request(c *call) (engine.OpenRequest, string, error) {
 	born, err := engine.ParseBirthDate(*o.born, time.Now())
 	if err != nil {
-		return engine.OpenRequest{}, usageError{fmt.Errorf("--born: %w", err)}
+		return engine.OpenRequest{}, "", usageError{fmt.Errorf("--born: %w", err)}
 	}
 	req := engine.OpenRequest{Identity: engine.Identity{Holder: strings.TrimSpace(*o.holder), Born: born, DocType: strings.TrimSpace(*o.idType),
 		DocNumber: strings.TrimSpace(*o.idNumber)}, Limits: engine.Limits{}}
@@ -85,34 +93,38 @@ func (o openFlags) request(c *call) (engine.OpenRequest, error) {
 		}
 		amount, err := engine.ParseAmount(*v)
 		if err != nil {
-			return req, usageError{fmt.Errorf("--%s: %w", k, err)}
+			return req, "", usageError{fmt.Errorf("--%s: %w", k, err)}
 		}
 		req.Limits[k] = amount
 	}
-	read := readPINs(c.stdin, c.stderr)
+	actor, err := actorOf(c, *o.attendant)
+	if err != nil {
+		return req, "", err
+	}
+	read := c.readPIN
 	if req.PIN, err = read("card PIN: "); err != nil {
-		return req, err
+		return req, "", err
 	}
 	if !*o.pinStdin {
 		again, err := read("card PIN again: ")
 		if err != nil {
-			return req, err
+			return req, "", err
 		}
 		if again != req.PIN {
-			return req, usageError{errors.New("the two PINs differ")}
+			return req, "", usageError{errors.New("the two PINs differ")}
 		}
 	}
-	return req, nil
+	return req, actor, nil
 }
 
 func playerOpenFlags(fs *flag.FlagSet) func(*call) error {
 	o := declareOpen(fs)
 	return func(c *call) error {
-		req, err := o.request(c)
+		req, actor, err := o.request(c)
 		if err != nil {
 			return err
 		}
-		a, err := c.svc.Open(c.ctx, actorCLI, req)
+		a, err := c.svc.Open(c.ctx, actor, req)
 		if err != nil {
 			return fmt.Errorf("open account: %w", err)
 		}
@@ -124,11 +136,11 @@ func playerCompleteFlags(fs *flag.FlagSet) func(*call) error {
 	player := fs.String("player", "", "required: the former wallet's `NAME`")
 	o := declareOpen(fs)
 	return func(c *call) error {
-		req, err := o.request(c)
+		req, actor, err := o.request(c)
 		if err != nil {
 			return err
 		}
-		a, err := c.svc.Complete(c.ctx, actorCLI, *player, req)
+		a, err := c.svc.Complete(c.ctx, actor, *player, req)
 		if err != nil {
 			return fmt.Errorf("complete %s: %w", *player, err)
 		}
@@ -233,17 +245,19 @@ func showAccount(c *call, a engine.Account) error {
 		}
 		fmt.Fprintf(tw, "held prize\t%s %s (%s)\n", h.Ticket, fr.Money(h.Prize), checked)
 	}
+	now := time.Now()
 	for _, l := range j.Limits {
 		line := fr.Money(engine.Cents(l.Cents))
 		if l.Cents == 0 {
 			line = "none"
 		}
-		if l.Pending != nil {
-			to := fr.Money(engine.Cents(*l.Pending))
-			if *l.Pending == 0 {
+		k, _ := engine.ParseLimitKey(l.Limit)
+		if p, ok := a.PendingFor(k, now); ok {
+			to := fr.Money(p.Amount)
+			if p.Amount == 0 {
 				to = "removed"
 			}
-			line += fmt.Sprintf(", %s from %s", to, l.PendingFrom)
+			line += fmt.Sprintf(", %s from %s", to, fr.When(p.Effective))
 		}
 		fmt.Fprintf(tw, "limit %s\t%s\n", l.Limit, line)
 	}
@@ -300,6 +314,7 @@ func playerListRun(c *call) error {
 
 func playerLimitsFlags(fs *flag.FlagSet) func(*call) error {
 	w := whoFlags(fs)
+	attendant := attendantFlag(fs)
 	var sets []string
 	fs.Func("set", "change a limit: `LIMIT=EUROS` (e.g. stake-week=50; 0 removes an optional one); repeatable", func(v string) error {
 		sets = append(sets, v)
@@ -309,6 +324,12 @@ func playerLimitsFlags(fs *flag.FlagSet) func(*call) error {
 		player, err := w.wallet(c)
 		if err != nil {
 			return err
+		}
+		actor := actorCLI
+		if len(sets) > 0 {
+			if actor, err = actorOf(c, *attendant); err != nil {
+				return err
+			}
 		}
 		for _, s := range sets {
 			name, v, ok := strings.Cut(s, "=")
@@ -322,7 +343,7 @@ func playerLimitsFlags(fs *flag.FlagSet) func(*call) error {
 					return usageError{fmt.Errorf("--set %s: %w", name, err)}
 				}
 			}
-			ch, err := c.svc.SetLimit(c.ctx, actorCLI, player, k, amount)
+			ch, err := c.svc.SetLimit(c.ctx, actor, player, k, amount)
 			if err != nil {
 				return fmt.Errorf("limit %s: %w", k, err)
 			}
@@ -343,6 +364,7 @@ func playerLimitsFlags(fs *flag.FlagSet) func(*call) error {
 func playerExcludeFlags(fs *flag.FlagSet) func(*call) error {
 	w := whoFlags(fs)
 	length := fs.String("break", "", "required: `LENGTH` of the break: 24h, 7d, 30d, 3m, 6m, 12m or indefinite")
+	attendant := attendantFlag(fs)
 	return func(c *call) error {
 		b, err := engine.ParseBreak(*length)
 		if err != nil {
@@ -352,7 +374,11 @@ func playerExcludeFlags(fs *flag.FlagSet) func(*call) error {
 		if err != nil {
 			return err
 		}
-		e, err := c.svc.TakeBreak(c.ctx, actorCLI, player, b)
+		actor, err := actorOf(c, *attendant)
+		if err != nil {
+			return err
+		}
+		e, err := c.svc.TakeBreak(c.ctx, actor, player, b)
 		if err != nil {
 			return fmt.Errorf("break: %w", err)
 		}
@@ -368,18 +394,23 @@ func playerExcludeFlags(fs *flag.FlagSet) func(*call) error {
 func playerUnlockFlags(fs *flag.FlagSet) func(*call) error {
 	w := whoFlags(fs)
 	newPIN := fs.Bool("new-pin-stdin", false, "also set a new PIN, read from standard input")
+	attendant := attendantFlag(fs)
 	return func(c *call) error {
 		player, err := w.wallet(c)
 		if err != nil {
 			return err
 		}
+		actor, err := actorOf(c, *attendant)
+		if err != nil {
+			return err
+		}
 		pin := ""
 		if *newPIN {
-			if pin, err = readPINs(c.stdin, c.stderr)("new card PIN: "); err != nil {
+			if pin, err = c.readPIN("new card PIN: "); err != nil {
 				return err
 			}
 		}
-		if _, err := c.svc.UnlockCard(c.ctx, actorCLI, player, pin); err != nil {
+		if _, err := c.svc.UnlockCard(c.ctx, actor, player, pin); err != nil {
 			return fmt.Errorf("unlock card: %w", err)
 		}
 		fmt.Fprintf(c.out, "%s: card unlocked\n", player)
@@ -391,6 +422,7 @@ func playerIdentityFlags(fs *flag.FlagSet) func(*call) error {
 	w := whoFlags(fs)
 	ticket := fs.String("ticket", "", "required: the held prize's `TICKET`")
 	doc := fs.String("document", "", "required: the identity `DOCUMENT` seen (type and number)")
+	attendant := attendantFlag(fs)
 	return func(c *call) error {
 		t, err := engine.ParseTicket(*ticket)
 		if err != nil {
@@ -400,7 +432,11 @@ func playerIdentityFlags(fs *flag.FlagSet) func(*call) error {
 		if err != nil {
 			return err
 		}
-		if _, err := c.svc.CheckIdentity(c.ctx, actorCLI, player, t, *doc); err != nil {
+		actor, err := actorOf(c, *attendant)
+		if err != nil {
+			return err
+		}
+		if _, err := c.svc.CheckIdentity(c.ctx, actor, player, t, *doc); err != nil {
 			return fmt.Errorf("identity check: %w", err)
 		}
 		fmt.Fprintf(c.out, "%s: identity checked for the prize of %s\n", player, t)
@@ -413,6 +449,7 @@ func playerHandpayFlags(fs *flag.FlagSet) func(*call) error {
 	ticket := fs.String("ticket", "", "required: the held prize's `TICKET`")
 	method := fs.String("method", "", "required: how it is paid: `METHOD` (virement, cheque...)")
 	ref := fs.String("reference", "", "the transfer's or cheque's `REFERENCE`")
+	attendant := attendantFlag(fs)
 	return func(c *call) error {
 		t, err := engine.ParseTicket(*ticket)
 		if err != nil {
@@ -422,7 +459,11 @@ func playerHandpayFlags(fs *flag.FlagSet) func(*call) error {
 		if err != nil {
 			return err
 		}
-		l, err := c.svc.PayHeld(c.ctx, actorCLI, player, t, *method, *ref)
+		actor, err := actorOf(c, *attendant)
+		if err != nil {
+			return err
+		}
+		l, err := c.svc.PayHeld(c.ctx, actor, player, t, *method, *ref)
 		if err != nil {
 			return fmt.Errorf("hand-pay: %w", err)
 		}
@@ -431,7 +472,12 @@ func playerHandpayFlags(fs *flag.FlagSet) func(*call) error {
 	}
 }
 
-func exclusionsImportRun(c *call) error {
+func exclusionsImportFlags(fs *flag.FlagSet) func(*call) error {
+	attendant := attendantFlag(fs)
+	return func(c *call) error { return exclusionsImport(c, *attendant) }
+}
+
+func exclusionsImport(c *call, attendant string) error {
 	b, err := os.ReadFile(c.args[0])
 	if err != nil {
 		return err
@@ -440,7 +486,11 @@ func exclusionsImportRun(c *call) error {
 	if err != nil {
 		return err
 	}
-	added, closed, err := c.svc.ImportExclusions(c.ctx, actorCLI, keys)
+	actor, err := actorOf(c, attendant)
+	if err != nil {
+		return err
+	}
+	added, closed, err := c.svc.ImportExclusions(c.ctx, actor, keys)
 	if err != nil {
 		return fmt.Errorf("exclusion list (%d added before the error; run it again to go on): %w", added, err)
 	}
@@ -513,7 +563,7 @@ func (l cardLogin) read(c *call) (engine.Card, string, error) {
 	}
 	pin := *l.pin
 	if pin == "" {
-		if pin, err = readPINs(c.stdin, c.stderr)("card PIN: "); err != nil {
+		if pin, err = c.readPIN("card PIN: "); err != nil {
 			return "", "", err
 		}
 	}

@@ -17,6 +17,9 @@ type Desk struct {
 	w          *writer
 	cash       *Cash
 	iterations int // of new PIN hashes
+	// noAttendant is checked when a login names no attendant, so that it
+	// takes a wrong PIN's time: the hash of a PIN no one can type.
+	noAttendant func() string
 	lockClock
 }
 
@@ -52,6 +55,7 @@ func newDesk(w *writer, cash *Cash, cfg Config) *Desk {
 		mono = func() time.Duration { return time.Since(monoStart) } // the monotonic reading of both
 	}
 	d := &Desk{w: w, cash: cash, iterations: cfg.PINIterations}
+	d.noAttendant = sync.OnceValue(func() string { h, _ := hashPIN("-", d.iterations); return h })
 	d.mono, d.stop = mono, make(chan struct{})
 	d.mark = mono() // the stored lockout's Left is what is left now
 	return d
@@ -320,13 +324,19 @@ func (d *Desk) Unlock(ctx context.Context, actor string) (*LockedError, error) {
 // works when the terminal is out of service: that is when an attendant is
 // needed. The first login with a PIN set under the former rule records
 // whether it meets today's (PINStatus.Weak).
+//
+// actor is the attendant whose PIN is typed (FirstAttendant: the operator
+// PIN); a name that is no attendant's counts as a wrong PIN.
 func (d *Desk) Login(ctx context.Context, actor, pin string) error {
 	var stored []byte
 	var has bool
 	var lock pinLock
 	d.w.mu.Lock()
 	err := d.w.view(ctx, func(tx ReadTx) (err error) {
-		if stored, has, err = tx.Setting(settingPIN); err != nil {
+		if _, has, err = tx.Setting(settingPIN); err != nil {
+			return err
+		}
+		if stored, _, err = tx.Setting(pinKeyOf(actor)); err != nil {
 			return err
 		}
 		lock, err = d.lockNow(tx)
@@ -343,6 +353,9 @@ func (d *Desk) Login(ctx context.Context, actor, pin string) error {
 	if locked := lock.locked(); locked != nil {
 		d.event(ctx, actor, "login-locked", locked.Error())
 		return locked
+	}
+	if len(stored) == 0 { // no such attendant: as long to refuse as a wrong PIN
+		stored, pin = []byte(d.noAttendant()), ""
 	}
 	matched, err := verifyPIN(string(stored), pin) // slow: outside the writer's lock
 	if err != nil {

@@ -191,3 +191,51 @@ func TestBlockReport(t *testing.T) {
 		}
 	}
 }
+
+// Each attendant logs in with their own PIN; the operator log says who; a
+// name that is no attendant's counts as a wrong PIN; a removed attendant
+// no longer logs in.
+func TestAttendantsHaveTheirOwnPINs(t *testing.T) {
+	s, _ := newService(t, oneBlock)
+	if err := s.AddAttendant(ctx, "cli", "marie", "482915"); !errors.Is(err, engine.ErrNoPIN) {
+		t.Fatalf("an attendant before the first PIN: %v", err)
+	}
+	if err := s.SetPIN(ctx, "cli", "482915"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Marie", "m", "cli", "marie dupont"} {
+		if err := s.AddAttendant(ctx, "cli", bad, "739164"); !errors.Is(err, engine.ErrBadAttendant) {
+			t.Errorf("attendant %q: %v", bad, err)
+		}
+	}
+	if err := s.AddAttendant(ctx, "cli", "marie", "123456"); !errors.Is(err, engine.ErrPINRule) {
+		t.Fatalf("a weak PIN: %v", err)
+	}
+	if err := s.AddAttendant(ctx, "cli", "marie", "739164"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddAttendant(ctx, "cli", "marie", "739164"); !errors.Is(err, engine.ErrAttendantExists) {
+		t.Fatalf("twice: %v", err)
+	}
+	if names, _ := s.Attendants(ctx); len(names) != 2 || names[0] != engine.FirstAttendant || names[1] != "marie" {
+		t.Fatalf("attendants: %v", names)
+	}
+	if err := s.Login(ctx, "marie", "739164"); err != nil {
+		t.Fatalf("marie's login: %v", err)
+	}
+	if err := s.Login(ctx, "marie", "482915"); !errors.Is(err, engine.ErrBadPIN) {
+		t.Fatalf("marie with the operator's PIN: %v", err)
+	}
+	if err := s.Login(ctx, "nobody", "739164"); !errors.Is(err, engine.ErrBadPIN) {
+		t.Fatalf("no such attendant: %v", err)
+	}
+	if ev, _ := s.OperatorLog(ctx, 3); ev[2].Actor != "marie" || ev[2].Action != "login" {
+		t.Fatalf("operator log: %v", ev)
+	}
+	if err := s.RemoveAttendant(ctx, "cli", "marie"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Login(ctx, "marie", "739164"); !errors.Is(err, engine.ErrBadPIN) {
+		t.Fatalf("a removed attendant: %v", err)
+	}
+}
