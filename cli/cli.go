@@ -84,11 +84,11 @@ type call struct {
 	conf   config.Config
 	data   DataDir
 	logger zerolog.Logger
-	key    dataKey         // needsGame, and restore and recover: how the data directory was unlocked
-	demoOK bool            // the window, not --terminal: a new data directory without a passphrase is the demo's
-	svc    *engine.Service // needsGame
-	store  *storage.Store  // needsGame
-	admin  *central.Admin  // needsCentral
+	key    dataKey                             // needsGame, and restore and recover: how the data directory was unlocked
+	demoOK bool                                // the window, not --terminal: a new data directory without a passphrase is the demo's
+	svc    *engine.Service                     // needsGame
+	store  *storage.Store                      // needsGame
+	admin  *central.Admin                      // needsCentral
 	pins   func(prompt string) (string, error) // readPIN's reader, made once
 }
 

@@ -63,9 +63,7 @@ func (d *Desk) Attendants(ctx context.Context) ([]string, error) {
 		}
 		names = append(names, FirstAttendant)
 		list, _, err := tx.Setting(attendantsList)
-		for _, n := range strings.Fields(string(list)) {
-			names = append(names, n)
-		}
+		names = append(names, strings.Fields(string(list))...)
 		return err
 	})
 	return names, err
