@@ -418,21 +418,34 @@ func playerUnlockFlags(fs *flag.FlagSet) func(*call) error {
 	}
 }
 
+// heldPrize is what player identity and player handpay name: the
+// account, the held prize's ticket, and who acts.
+type heldPrize struct {
+	w                 who
+	ticket, attendant *string
+}
+
+func heldPrizeFlags(fs *flag.FlagSet) heldPrize {
+	return heldPrize{whoFlags(fs), fs.String("ticket", "", "required: the held prize's `TICKET`"), attendantFlag(fs)}
+}
+
+// resolve reads the flags: the account's wallet, the ticket, the actor.
+func (h heldPrize) resolve(c *call) (player string, t engine.Ticket, actor string, err error) {
+	if t, err = engine.ParseTicket(*h.ticket); err != nil {
+		return "", t, "", usageError{err}
+	}
+	if player, err = h.w.wallet(c); err != nil {
+		return "", t, "", err
+	}
+	actor, err = actorOf(c, *h.attendant)
+	return player, t, actor, err
+}
+
 func playerIdentityFlags(fs *flag.FlagSet) func(*call) error {
-	w := whoFlags(fs)
-	ticket := fs.String("ticket", "", "required: the held prize's `TICKET`")
+	h := heldPrizeFlags(fs)
 	doc := fs.String("document", "", "required: the identity `DOCUMENT` seen (type and number)")
-	attendant := attendantFlag(fs)
 	return func(c *call) error {
-		t, err := engine.ParseTicket(*ticket)
-		if err != nil {
-			return usageError{err}
-		}
-		player, err := w.wallet(c)
-		if err != nil {
-			return err
-		}
-		actor, err := actorOf(c, *attendant)
+		player, t, actor, err := h.resolve(c)
 		if err != nil {
 			return err
 		}
@@ -445,21 +458,11 @@ func playerIdentityFlags(fs *flag.FlagSet) func(*call) error {
 }
 
 func playerHandpayFlags(fs *flag.FlagSet) func(*call) error {
-	w := whoFlags(fs)
-	ticket := fs.String("ticket", "", "required: the held prize's `TICKET`")
+	h := heldPrizeFlags(fs)
 	method := fs.String("method", "", "required: how it is paid: `METHOD` (virement, cheque...)")
 	ref := fs.String("reference", "", "the transfer's or cheque's `REFERENCE`")
-	attendant := attendantFlag(fs)
 	return func(c *call) error {
-		t, err := engine.ParseTicket(*ticket)
-		if err != nil {
-			return usageError{err}
-		}
-		player, err := w.wallet(c)
-		if err != nil {
-			return err
-		}
-		actor, err := actorOf(c, *attendant)
+		player, t, actor, err := h.resolve(c)
 		if err != nil {
 			return err
 		}

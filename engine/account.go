@@ -41,12 +41,7 @@ func (c Card) Spaced() string {
 // ParseCard reads a card number typed by a person: spaces and dashes are
 // optional, the check digit is not.
 func ParseCard(s string) (Card, error) {
-	digits := strings.Map(func(r rune) rune {
-		if r == '-' || r == ' ' {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(s))
+	digits := typedDigits(s)
 	switch {
 	case !allDigits(digits) || digits == "":
 		return "", &CardError{Input: s, Problem: CardNotDigits}

@@ -33,12 +33,7 @@ const ticketDigits = 16
 // ParseTicket reads a ticket number typed by a person: dashes and spaces are
 // optional, the check digit is not.
 func ParseTicket(s string) (Ticket, error) {
-	digits := strings.Map(func(r rune) rune {
-		if r == '-' || r == ' ' {
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(s))
+	digits := typedDigits(s)
 	if !allDigits(digits) {
 		return Ticket{}, &TicketError{Input: s, Problem: TicketNotDigits}
 	}
@@ -60,6 +55,17 @@ func ParseTicket(s string) (Ticket, error) {
 		return Ticket{}, &TicketError{Input: s, Problem: TicketNotOurs}
 	}
 	return t, nil
+}
+
+// typedDigits is a number as a person typed it, without the dashes and
+// spaces that group its digits.
+func typedDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' {
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
 }
 
 // dammTable is the quasigroup of order 10 of H. M. Damm's check digit.
