@@ -110,9 +110,14 @@ func runWindow(c *call, win *windowFlags) error {
 	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.FleetKiosk(), IdleTimeout: c.conf.IdleTimeout,
 		Language: c.conf.Language, Version: Version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(c.data), "exports"),
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
+	// A lone kiosk plays real money from the accounts its players log in to
+	// (SPEC §10), unless --player names the demo wallet; the demo's data
+	// directory plays the demo wallet (serveWindow), and a fleet kiosk the
+	// --player wallet (a fleet's accounts are its central's: not yet).
+	wallet := fleet != nil || c.shared.set["player"] && win.player == engine.DemoPlayer
 	closed := make(chan struct{}) // the window is closed: the game may close too
 	served := make(chan error, 1)
-	err = ui.Run(c.ctx, o, func(t ui.Terminal) { served <- c.serveWindow(t, fleet, closed) })
+	err = ui.Run(c.ctx, o, func(t ui.Terminal) { served <- c.serveWindow(t, fleet, wallet, closed) })
 	close(closed)
 	return errors.Join(err, <-served)
 }
@@ -123,8 +128,9 @@ func runWindow(c *call, win *windowFlags) error {
 // a damaged store, a key the central did not give) is shown on the window
 // and tried again with a backoff, and play comes back by itself once the
 // cause is gone. A data directory only a passphrase opens waits on the
-// unlock screen.
-func (c *call) serveWindow(t terminal, fleet *engine.FleetConfig, closed <-chan struct{}) error {
+// unlock screen. The window plays the wallet of its options when wallet is
+// set or the directory is the demo's, else the accounts players log in to.
+func (c *call) serveWindow(t terminal, fleet *engine.FleetConfig, wallet bool, closed <-chan struct{}) error {
 	retry := retrier{log: c.logger}
 	k, ok := c.windowKey(t, centralOf(fleet), closed, &retry)
 	if !ok {
@@ -135,7 +141,11 @@ func (c *call) serveWindow(t terminal, fleet *engine.FleetConfig, closed <-chan 
 		err := c.withGame(fleet, k, func(c *call) error {
 			served = true
 			retry.recovered()
-			t.Serve(c.svc)
+			if wallet || c.key.demo {
+				t.Serve(c.svc)
+			} else {
+				t.ServeAccounts(c.svc)
+			}
 			<-closed
 			return nil
 		})
@@ -199,6 +209,7 @@ func (c *call) windowKey(t terminal, cen keyCentral, closed <-chan struct{}, ret
 // terminal is the window's side of its opening (ui.Terminal).
 type terminal interface {
 	Serve(ui.Game)
+	ServeAccounts(ui.Accounts)
 	Locked(ui.Unlock)
 	OutOfService(error)
 }

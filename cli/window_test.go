@@ -24,9 +24,10 @@ type screen struct {
 
 func newScreen() *screen { return &screen{down: make(chan error, 10), locked: make(chan ui.Unlock, 1)} }
 
-func (s *screen) Serve(ui.Game)          {}
-func (s *screen) Locked(u ui.Unlock)     { s.locked <- u }
-func (s *screen) OutOfService(err error) { s.down <- err }
+func (s *screen) Serve(ui.Game)             {}
+func (s *screen) ServeAccounts(ui.Accounts) {}
+func (s *screen) Locked(u ui.Unlock)        { s.locked <- u }
+func (s *screen) OutOfService(err error)    { s.down <- err }
 
 // fakeCentral gives a fleet kiosk's key while it is up.
 type fakeCentral struct {

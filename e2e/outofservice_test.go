@@ -103,7 +103,7 @@ func startTerminal(t *testing.T, display, dir string) *terminal {
 	if st, err := os.Stat(w.logFile()); err == nil {
 		w.log = st.Size()
 	}
-	w.cmd = exec.Command(starfortune(t), "--data", dir)
+	w.cmd = exec.Command(starfortune(t), "--data", dir, "--player", "demo") // the demo wallet: no login
 	w.cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "DISPLAY="+display, "LANG=C.UTF-8")
 	w.cmd.Stdout, w.cmd.Stderr = w.out, w.out
 	if err := w.cmd.Start(); err != nil {

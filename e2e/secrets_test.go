@@ -340,7 +340,7 @@ func (l *secretLife) window(wrong, right string) {
 	}
 	display := startXvfb(t)
 	out := &safeBuffer{}
-	win := exec.Command(l.bin, "--data", l.dir) // no passphrase: the unlock screen
+	win := exec.Command(l.bin, "--data", l.dir, "--player", "demo") // no passphrase: the unlock screen; the demo wallet: no login
 	win.Env = append(secretEnv(), "STARFORTUNE_DEV=1", "GOTRACEBACK=all", "HOME="+t.TempDir(), "DISPLAY="+display, "LANG=C.UTF-8")
 	win.Stdout, win.Stderr = out, out
 	logBefore := logCount(l.dir, "")

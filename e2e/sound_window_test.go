@@ -310,7 +310,7 @@ func openWindow(t *testing.T, bin, data, conf string) *window {
 
 	display := startXvfb(t)
 
-	args := []string{"--data", data}
+	args := []string{"--data", data, "--player", "demo"} // the demo wallet: no login
 	if conf != "" {
 		path := filepath.Join(home, "starfortune.toml")
 		if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {

@@ -80,11 +80,11 @@ if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 	for i in $(seq 1 "$RUNS"); do
 		echo "bench: window start $i/$RUNS" >&2
 		$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 1s -- $out/hello | sed 's/^/hello start /'
-		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$data" | sed 's/^/game start /'
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --player demo --data "$data" | sed 's/^/game start /'
 		# A fresh data directory: the first frame does not wait for the
 		# blocks drawn, nor the key made.
 		fresh=$(mktemp -d "$data.fresh.XXXXXX")
-		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --data "$fresh/data" | sed 's/^/game fresh /'
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -hold 1s -- "$game" --player demo --data "$fresh/data" | sed 's/^/game fresh /'
 		rm -rf "$fresh"
 	done
 	for i in 1 2 3; do
@@ -92,7 +92,7 @@ if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 		# A copy each time: a fall's game is killed in the middle of its
 		# unit, and the next would open on the unfinished-game dialog.
 		rm -rf "$data.fall" && cp -a "$data" "$data.fall"
-		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -fall -- "$game" --data "$data.fall" | sed 's/^/game fall /'
+		HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -fall -- "$game" --player demo --data "$data.fall" | sed 's/^/game fall /'
 		$out/benchwin -log $out/window.log -name 'Hello Fyne' -fall -- $out/hello | sed 's/^/hello fall /'
 	done
 	for i in 1 2 3; do
@@ -103,7 +103,7 @@ if [ "${1:-}" = "--windows" ]; then # under xvfb-run: the window measurements
 		LP_NUM_THREADS=0 $out/framebench -board -size 1080x1920 | sed 's/^/board portrait /'
 	done
 	echo "bench: playing a unit in the window (20 s), then the hello window as long" >&2
-	HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 21s -- "$game" --data "$data" | sed 's/^/game play /'
+	HOME=$card $out/benchwin -log $out/window.log -name 'Star Fortune' -play -hold 21s -- "$game" --player demo --data "$data" | sed 's/^/game play /'
 	$out/benchwin -log $out/window.log -name 'Hello Fyne' -hold 21s -- $out/hello | sed 's/^/hello play /'
 	grep -q 'sound: playing on the default audio device' "$data/logs/starfortune.log" ||
 		echo "bench: the game found no sound card: measured without sound" >&2

@@ -158,6 +158,14 @@ func (c *Controls) SetMessage(text string, alert bool) {
 	c.message.Refresh()
 }
 
+// Reset empties the bar for the next player: no funds, no last result.
+func (c *Controls) Reset() {
+	c.funds.Text = ""
+	c.funds.Refresh()
+	c.lastBox.Hide()
+	c.Welcome()
+}
+
 // Welcome puts the message line back to its invitation to play.
 func (c *Controls) Welcome() { c.SetMessage(lang.L("Choose your stake, then press PLAY"), false) }
 

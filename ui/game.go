@@ -31,9 +31,39 @@ type Game interface {
 
 var _ Game = (*engine.Service)(nil)
 
+// Accounts is what the window needs of the engine when real money is
+// played from player accounts (SPEC §10): a player logs in with card and
+// PIN, plays the account's wallet within its protections, sets limits and
+// takes breaks. *engine.Service satisfies it. The player acts as
+// engine.ActorPlayer.
+type Accounts interface {
+	Game
+	// OpenSession logs in: *engine.CardError, engine.ErrUnknownCard,
+	// *engine.PlayerPINError, engine.ErrCardLocked, *engine.ExcludedError,
+	// engine.ErrListed, engine.ErrAccountIncomplete.
+	OpenSession(ctx context.Context, card engine.Card, pin string) (engine.Account, error)
+	// CloseSession logs out (the player's button, or the kiosk's idle logout).
+	CloseSession(ctx context.Context, player, actor string) (engine.Account, error)
+	// RealityCheck records that the player read the reality check.
+	RealityCheck(ctx context.Context, player string) (engine.Account, error)
+	// SetLimit lowers a limit at once, or asks an increase or a removal
+	// that applies at the change's Effective time.
+	SetLimit(ctx context.Context, actor, player string, k engine.LimitKey, amount engine.Cents) (engine.PendingLimit, error)
+	// TakeBreak excludes the player for the break's length and ends the session.
+	TakeBreak(ctx context.Context, actor, player string, b engine.Break) (engine.Exclusion, error)
+	// Account reads the account as it stands now.
+	Account(ctx context.Context, player string) (engine.Account, error)
+	Protection() engine.Protection
+}
+
+var _ Accounts = (*engine.Service)(nil)
+
 // Options configure the window.
 type Options struct {
-	Player string // wallet played; engine.DemoPlayer when empty
+	// Player is the wallet played without login (engine.DemoPlayer when
+	// empty), unless the game is served with Terminal.ServeAccounts: the
+	// players then log in and play their own accounts' wallets.
+	Player string
 	// Fullscreen runs full screen, asks before closing and shows the
 	// attract animation when nobody plays.
 	Fullscreen bool

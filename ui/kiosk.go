@@ -38,6 +38,19 @@ type Kiosk struct {
 	unlock *unlockScreen // while the data directory's key is locked
 	down   *outOfService // while the game cannot be opened
 
+	// acc is the game's player accounts when real money is played
+	// (Terminal.ServeAccounts), nil when the window plays Options.Player.
+	acc    Accounts
+	player string       // the wallet played: Options.Player, or the account's logged in ("": nobody)
+	sess   *session     // the player logged in, nil: nobody
+	login  *loginScreen // while nobody is logged in
+	front  *frontScreen // the player's screen in front of the game, nil: the game
+	asked  dialog.Dialog
+	strip  *SessionStrip
+	// gen counts the sessions: what the engine answers, and what a pause
+	// runs, for a session that ended is dropped.
+	gen int
+
 	board    *Board
 	controls *Controls
 	bonus    *BonusView
@@ -86,7 +99,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
 	// Busy until the game is attached: the board shows, play waits.
-	k := &Kiosk{app: a, opts: o, stake: engine.Stakes[1], Speed: 1, pages: newPager(), busy: true}
+	k := &Kiosk{app: a, opts: o, player: o.Player, stake: engine.Stakes[1], Speed: 1, pages: newPager(), busy: true}
 	k.ctx, k.stop = context.WithCancel(context.Background())
 	name := "Star Fortune"
 	if o.KioskID != "" {
@@ -117,6 +130,10 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 		}
 	}
 	k.history.Hide()
+	k.strip = NewSessionStrip()
+	k.strip.OnAccount = k.showAccount
+	k.strip.OnLogout = func() { k.logout(engine.ActorPlayer, goodbye()) }
+	k.strip.Hide()
 
 	title := &canvas.Text{Text: "★ STAR FORTUNE ★", Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}}
 	keys := &canvas.Text{Text: lang.L("Keys: 1 2 3 pick a puck · Enter PLAY · Space GO"), Color: colDim, TextSize: 14}
@@ -125,7 +142,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	sideBg := &canvas.Rectangle{FillColor: colPanel}
 	sideBg.FillColor = colNight
 	side := container.NewStack(sideBg, container.New(layout.NewCustomPaddedLayout(4, 8, 8, 8),
-		container.New(minWidth(440), k.side)))
+		container.New(minWidth(440), container.NewBorder(nil, k.strip, nil, nil, k.side))))
 	top := container.NewPadded(header)
 	play := container.NewStack(k.board, k.bonus)
 	k.content = container.New(&shapeLayout{header: top, board: play, side: side, onShape: k.setPortrait}, top, play, side)
@@ -145,13 +162,20 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 func (k *Kiosk) setPortrait(portrait bool) {
 	k.controls.SetPortrait(portrait)
 	k.history.SetPortrait(portrait)
+	k.strip.SetPortrait(portrait)
 }
 
-// attach gives the window its game and starts loading funds and history.
+// attach gives the window its game and starts loading funds and history,
+// or, when real money is played from accounts, shows the login screen.
 func (k *Kiosk) attach(g Game) {
 	k.game = g
 	k.setupOperator()
 	k.update()
+	if k.acc != nil {
+		k.player = ""
+		k.showLogin("")
+		return
+	}
 	k.start()
 }
 
@@ -186,6 +210,7 @@ func (k *Kiosk) call(hold bool, work func(ctx context.Context) func()) {
 		k.update()
 	}
 	k.calls.Add(1)
+	gen := k.gen
 	go func() {
 		defer k.calls.Done()
 		ctx, cancel := context.WithTimeout(k.ctx, engineTimeout)
@@ -199,16 +224,20 @@ func (k *Kiosk) call(hold bool, work func(ctx context.Context) func()) {
 			if hold {
 				k.busy = false
 			}
-			apply()
+			if gen == k.gen { // else the session it was for has ended
+				apply()
+			}
 			k.update()
 		})
 	}()
 }
 
-// after runs fn on the UI thread after d (at once in the test driver).
+// after runs fn on the UI thread after d (at once in the test driver),
+// unless the session has ended meanwhile.
 func (k *Kiosk) after(d time.Duration, fn func()) {
+	gen := k.gen
 	fyne.NewAnimation(d, func(f float32) {
-		if f >= 1 {
+		if f >= 1 && gen == k.gen {
 			fn()
 		}
 	}).Start()
@@ -219,12 +248,17 @@ func (k *Kiosk) update() {
 	free := k.sale == nil && !k.busy
 	k.controls.Enable(free, free)
 	k.bonus.SetBusy(k.busy)
+	if free {
+		k.strip.AccountButton().Enable()
+	} else {
+		k.strip.AccountButton().Disable()
+	}
 }
 
 // start reads the funds and the history, and offers to resume a unit the
 // window was closed on.
 func (k *Kiosk) start() {
-	player := k.opts.Player
+	player := k.player
 	k.call(true, func(ctx context.Context) func() {
 		bal, err := k.game.Balance(ctx, player)
 		if err != nil {
@@ -244,7 +278,9 @@ func (k *Kiosk) start() {
 			}
 			if unfinished {
 				k.offerResume(sale)
+				return
 			}
+			k.settled()
 		}
 	})
 	k.loadHistory(0)
@@ -256,10 +292,14 @@ func (k *Kiosk) offerResume(s engine.Sale) {
 		map[string]any{"Ticket": s.Ticket.String()}))
 	msg.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomConfirm(lang.L("Unfinished game"), lang.L("Resume"), lang.L("Later"), msg, func(ok bool) {
+		k.asked = nil
 		if ok {
 			k.Resume(s)
+		} else {
+			k.settled()
 		}
 	}, k.win)
+	k.asked = d
 	d.Resize(fyne.NewSize(560, 260))
 	d.Show()
 }
@@ -312,18 +352,19 @@ func (k *Kiosk) Play() {
 		k.controls.Show()
 	}
 	k.controls.SetMessage(lang.L("Please wait…"), false)
-	req := engine.SellRequest{Player: k.opts.Player, Stake: k.stake, Count: 1, Actor: "kiosk"}
+	req := engine.SellRequest{Player: k.player, Stake: k.stake, Count: 1, Actor: kioskActor}
 	k.call(true, func(ctx context.Context) func() {
 		sales, err := k.game.Sell(ctx, req)
 		return func() {
 			if err != nil {
-				k.fail(err)
+				k.refused(err)
 				return
 			}
 			s := sales[0]
 			k.balance = s.BalanceAfter
 			k.won = 0
 			k.setSale(s)
+			k.soldInSession(s)
 			// The stake is gone; the prize shows once the reveal ends.
 			k.controls.SetFunds(s.BalanceAfter - s.Prize())
 			k.board.Stake = s.Stake()
@@ -362,7 +403,12 @@ func (k *Kiosk) Pick(slot int) {
 			k.setSale(s)
 			k.controls.SetMessage("", false)
 			k.board.Glow(false)
-			k.board.Drop(step.Drop, path, k.Speed, func() { k.landed(step.Drop) })
+			gen := k.gen
+			k.board.Drop(step.Drop, path, k.Speed, func() {
+				if gen == k.gen {
+					k.landed(step.Drop)
+				}
+			})
 		}
 	})
 }
@@ -410,7 +456,11 @@ func (k *Kiosk) Go() {
 			k.opts.Sounds.Reveal()
 			d := s.Unit.Drops[step.Drop]
 			v := d.Value(s.Stake())
+			gen := k.gen
 			k.bonus.Reveal(v, func() {
+				if gen != k.gen {
+					return
+				}
 				k.won += v
 				k.board.RevealBox(d.Dest.Index, shortAmount(v))
 				k.controls.SetMessage(lang.L("BONUS: you win {{.Amount}}", amount(v)), false)
@@ -467,6 +517,11 @@ func (k *Kiosk) finish() {
 	k.resultSound(s)
 	k.loadHistory(0)
 	k.update()
+	if k.sess != nil {
+		k.sess.owed = 0
+		k.showSession()
+		k.after(pauseAfterSpot, k.settled) // the result seen, the hand-pay lock if it won one
+	}
 }
 
 func (k *Kiosk) setSale(s engine.Sale) { k.sale = &s }
@@ -498,6 +553,15 @@ func errorText(err error) string {
 	case errors.Is(err, engine.ErrOffline), errors.Is(err, engine.ErrCentralUnavailable):
 		return lang.L("Terminal offline: sales resume by themselves when the connection returns. Nothing was debited.")
 	}
+	var limit *engine.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return limitText(limit)
+	case errors.Is(err, engine.ErrNoSession):
+		return lang.L("Your session has ended: log in again with your card.")
+	case errors.Is(err, engine.ErrNoAccount):
+		return lang.L("Real-money play needs a player account: please see an attendant.")
+	}
 	return lang.L("Terminal out of service, please call an attendant")
 }
 
@@ -511,6 +575,12 @@ func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
 		return
 	}
 	if k.win.Canvas().Overlays().Top() != nil {
+		return
+	}
+	if k.front != nil { // a player's screen in front of the game: its keys
+		if k.front.key != nil {
+			k.front.key(ev)
+		}
 		return
 	}
 	switch ev.Name {
@@ -543,6 +613,9 @@ func (k *Kiosk) confirmQuit() {
 // touched notes player input: it ends the attract animation and restarts
 // the idle countdown.
 func (k *Kiosk) touched() {
+	if k.sess != nil {
+		k.sess.input = time.Now()
+	}
 	if k.board.Attracting() {
 		k.board.StopAttract()
 	}
@@ -585,7 +658,7 @@ func (w minWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 // fundsChanged updates the kiosk's funds when the operator moved the
 // money of the kiosk's own player between units.
 func (k *Kiosk) fundsChanged(player string, bal engine.Cents) {
-	if player != k.opts.Player {
+	if player != k.player {
 		return
 	}
 	k.balance = bal

@@ -189,8 +189,12 @@ func loginError(err error) string {
 
 // lockTime words a lockout's remaining time, in whole minutes rounded up:
 // "5 min", "1 h", "23 h 59 min".
-func lockTime(d time.Duration) string {
-	m := int(math.Ceil(d.Minutes()))
+func lockTime(d time.Duration) string { return minutesText(int(math.Ceil(d.Minutes()))) }
+
+// minutes words a time spent, in whole minutes: "0 min", "12 min", "1 h 05 min".
+func minutes(d time.Duration) string { return minutesText(int(d.Minutes())) }
+
+func minutesText(m int) string {
 	switch {
 	case m < 60:
 		return fmt.Sprintf("%d min", m)

@@ -29,7 +29,7 @@ func (k *Kiosk) BackToGame() {
 
 // loadHistory reads history page i (0: the newest units).
 func (k *Kiosk) loadHistory(i int) {
-	before, player := k.pages.from(i), k.opts.Player
+	before, player := k.pages.from(i), k.player
 	k.call(false, func(ctx context.Context) func() {
 		sales, next, err := k.game.History(ctx, player, before, HistoryPage)
 		var last []engine.Sale

@@ -29,6 +29,18 @@ func (t Terminal) Serve(g Game) {
 	})
 }
 
+// ServeAccounts gives the window a game whose real money is played from
+// player accounts (SPEC §10): the screen in front goes for the login
+// screen, and the window plays the wallet of whoever logs in, until the
+// logout.
+func (t Terminal) ServeAccounts(g Accounts) {
+	fyne.Do(func() {
+		t.k.uncover()
+		t.k.acc = g
+		t.k.attach(g)
+	})
+}
+
 // Locked shows the unlock screen: unlock is called with what an attendant
 // types, and the window waits for Serve (or OutOfService) once it succeeds.
 func (t Terminal) Locked(unlock Unlock) {
