@@ -51,18 +51,14 @@ func (k *Kiosk) showAccount() {
 		}
 	})
 	back.Importance = widget.HighImportance
-	head := container.NewBorder(nil, nil, title, container.New(minWidth(260), tall(back, stakeButtonHeight)))
+	cardNo := &canvas.Text{Text: lang.L("Card {{.Card}}", map[string]any{"Card": k.sess.acct.Card.Spaced()}), Color: colDim, TextSize: 17}
+	head := container.NewBorder(nil, nil, container.NewHBox(title, container.NewCenter(cardNo)), container.New(minWidth(260), tall(back, stakeButtonHeight)))
 	limits := container.NewVBox(heading(lang.L("Your limits")), a.funds, a.limits)
 	body := container.New(pairLayout{}, card(limits), card(a.side))
 	page := container.NewBorder(container.NewVBox(head, a.message), nil, nil, nil, body)
 	a.front = &frontScreen{
+		name:    "account",
 		content: k.cornered(container.NewStack(&canvas.Rectangle{FillColor: colNight}, container.NewPadded(page))),
-		key: func(ev *fyne.KeyEvent) {
-			if a.edit != nil {
-				k.touched()
-				a.edit.pad.typed(ev)
-			}
-		},
 	}
 	k.showFront(a.front)
 	a.load("", false)
@@ -115,7 +111,7 @@ func (a *accountScreen) show() {
 			value = money(v)
 		}
 		change := widget.NewButton(lang.L("Change"), func() { a.editLimit(key) })
-		row := container.NewBorder(nil, nil, nil, container.NewHBox(valueLabel(value), container.New(minWidth(130), change)),
+		row := container.NewBorder(nil, nil, nil, container.NewHBox(valueLabel(value), container.New(minWidth(130), keyCap(change, 44))),
 			&canvas.Text{Text: limitName(key), Color: colText, TextSize: 16})
 		a.limits.Add(row)
 		if p, ok := acct.PendingFor(key, now); ok {
@@ -148,7 +144,7 @@ func (a *accountScreen) editLimit(key engine.LimitKey) {
 	a.k.touched()
 	e := &limitEditor{key: key, pad: newKeypad()}
 	e.shown = &canvas.Text{Color: colGold, TextSize: 40, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
-	a.edit = e
+	a.edit, a.front.pad = e, e.pad
 	refresh := func() {
 		e.shown.Text = "– €"
 		if e.euros != "" {
@@ -183,20 +179,20 @@ func (a *accountScreen) editLimit(key engine.LimitKey) {
 	}
 	hint := widget.NewLabel(lang.L("A lower limit applies at once; a higher one, or a limit removed, only after the cooling-off."))
 	hint.Wrapping = fyne.TextWrapWord
-	cancel := widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), func() { a.closeEditor() })
+	cancel := widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), a.closeEditor)
 	e.remove = widget.NewButtonWithIcon(lang.L("Remove this limit"), theme.DeleteIcon(), func() { a.setLimit(key, 0) })
 	if _, ok := a.acct.Limit(key, a.acct.Clock); key.Mandatory() || !ok {
 		e.remove.Hide()
 	}
 	refresh()
 	a.side.Objects = []fyne.CanvasObject{container.NewVBox(heading(limitName(key)), dimLabel(cur), hint, card(e.shown), e.pad,
-		container.NewGridWithColumns(2, tall(cancel, stakeButtonHeight), tall(e.remove, stakeButtonHeight)))}
+		container.NewGridWithColumns(2, keyCap(cancel, stakeButtonHeight), keyCap(e.remove, stakeButtonHeight)))}
 	a.side.Refresh()
 	a.say("", false)
 }
 
 func (a *accountScreen) closeEditor() {
-	a.edit = nil
+	a.edit, a.front.pad = nil, nil
 	a.side.Objects = []fyne.CanvasObject{a.breaks}
 	a.side.Refresh()
 }
@@ -255,7 +251,7 @@ func (a *accountScreen) breakPanel() fyne.CanvasObject {
 	intro.Wrapping = fyne.TextWrapWord
 	grid := container.NewGridWithColumns(2)
 	for _, b := range engine.Breaks {
-		grid.Add(tall(widget.NewButton(breakName(b), func() { a.confirmBreak(b) }), stakeButtonHeight))
+		grid.Add(keyCap(widget.NewButton(breakName(b), func() { a.confirmBreak(b) }), stakeButtonHeight))
 	}
 	return container.NewVBox(heading(lang.L("Take a break")), intro, grid)
 }

@@ -181,6 +181,7 @@ func (c *Controls) SetLast(prize engine.Cents) {
 	}
 	c.last.Refresh()
 	c.lastBox.Show()
+	c.holder.Refresh() // room for it
 }
 
 // Enable allows JOUER and the stake selector (free), and the history
@@ -284,9 +285,12 @@ func (r *bigButtonRenderer) Layout(size fyne.Size) {
 
 func (r *bigButtonRenderer) Refresh() {
 	r.WidgetRenderer.Refresh()
-	name := theme.ColorNameForegroundOnPrimary
-	if r.b.Disabled() {
+	name := theme.ColorNameForeground
+	switch {
+	case r.b.Disabled():
 		name = theme.ColorNameDisabled
+	case r.b.Importance == widget.HighImportance:
+		name = theme.ColorNameForegroundOnPrimary
 	}
 	r.label.Text, r.label.TextSize = r.b.Text, r.b.size
 	r.label.Color = r.b.Theme().Color(name, fyne.CurrentApp().Settings().ThemeVariant())

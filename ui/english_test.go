@@ -166,17 +166,6 @@ func TestEnglishBonus(t *testing.T) {
 	assertEnglish(t, r)
 }
 
-func TestEnglishInsufficientFunds(t *testing.T) {
-	r := newRig(t, ui.Options{Player: "alice", Language: "en"})
-	if got := r.k.Controls().Funds(); got != "€0.00" {
-		t.Errorf("funds %q", got)
-	}
-	r.tapPlay()
-	if got, want := r.k.Controls().Message(), "Insufficient funds"; got != want {
-		t.Errorf("message %q, want %q", got, want)
-	}
-}
-
 // After an English window, a French one speaks French again.
 func TestFrenchAfterEnglish(t *testing.T) {
 	newRig(t, ui.Options{Language: "en"})

@@ -1,9 +1,12 @@
 package ui
 
 import (
+	"time"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
 	"starfortune/engine"
@@ -87,3 +90,64 @@ func (k *Kiosk) Locked() (string, bool) {
 	}
 	return k.unlock.message.Text, true
 }
+
+// Stop ends what the window runs by itself (a session's clock and idle
+// logout), as Run does once the window is closed.
+func (k *Kiosk) Stop() {
+	k.stop()
+	if k.sess != nil {
+		k.sess.idle.Stop()
+	}
+}
+
+// Front names the player's screen in front of the game ("": the game).
+func (k *Kiosk) Front() string {
+	if k.front == nil {
+		return ""
+	}
+	return k.front.name
+}
+
+// Strip is the session strip.
+func (k *Kiosk) Strip() *SessionStrip { return k.strip }
+
+// Keypad taps keys on the keypad on screen (the login's, or the account's
+// limit editor's): digits, '<' the correction, '=' the validation.
+func (k *Kiosk) Keypad(keys string) {
+	p := k.front.pad
+	for _, c := range keys {
+		switch c {
+		case '<':
+			test.Tap(p.back)
+		case '=':
+			test.Tap(p.enter)
+		default:
+			test.Tap(p.digits[c-'0'])
+		}
+		k.Wait()
+	}
+}
+
+// LoginText is the login screen's prompt, what it shows typed, and its
+// message (nothing when it is not up).
+func (k *Kiosk) LoginText() (prompt, shown, message string) {
+	l := k.login
+	if l == nil {
+		return "", "", ""
+	}
+	return l.prompt.Text, l.shown.Text, l.message.Text
+}
+
+// IdleLogout runs the idle logout as if the player had left.
+func (k *Kiosk) IdleLogout() {
+	s := k.sess
+	s.input = time.Time{}
+	k.idleCheck(s, k.acc.Protection().IdleLogout)
+}
+
+// Tick runs the session's clock once, as it does every few seconds.
+func (k *Kiosk) Tick() { k.tick(k.sess) }
+
+// Label is a big button's text (JOUER, GO, the keypad's and the player's
+// screens' buttons).
+func (b *bigButton) Label() string { return b.Text }

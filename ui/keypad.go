@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/widget"
@@ -49,19 +48,13 @@ func newKeypad() *keypad {
 	})
 	grid := container.NewGridWithColumns(3)
 	for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9} {
-		grid.Add(padKey(p.digits[d]))
+		grid.Add(keyCap(p.digits[d], keypadKeyHeight))
 	}
-	grid.Add(padKey(p.back))
-	grid.Add(padKey(p.digits[0]))
-	grid.Add(padKey(p.enter))
+	grid.Add(keyCap(p.back, keypadKeyHeight))
+	grid.Add(keyCap(p.digits[0], keypadKeyHeight))
+	grid.Add(keyCap(p.enter, keypadKeyHeight))
 	p.content = grid
 	return p
-}
-
-// padKey outlines a key so that it reads as one on the night sky.
-func padKey(b *bigButton) fyne.CanvasObject {
-	bg := &canvas.Rectangle{FillColor: colNight, StrokeColor: colPanelLine, StrokeWidth: 2, CornerRadius: 12}
-	return tall(container.NewStack(bg, b), keypadKeyHeight)
 }
 
 func (p *keypad) digit(d byte) {

@@ -577,9 +577,10 @@ func (k *Kiosk) typedKey(ev *fyne.KeyEvent) {
 	if k.win.Canvas().Overlays().Top() != nil {
 		return
 	}
-	if k.front != nil { // a player's screen in front of the game: its keys
-		if k.front.key != nil {
-			k.front.key(ev)
+	if k.front != nil { // a player's screen in front of the game: its keypad
+		if k.front.pad != nil {
+			k.touched()
+			k.front.pad.typed(ev)
 		}
 		return
 	}

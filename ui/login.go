@@ -21,7 +21,8 @@ type loginScreen struct {
 	k       *Kiosk
 	card    string // the digits typed
 	pin     string
-	onPIN   bool // the card is read, the PIN is asked
+	onPIN   bool         // the card is read, the PIN is asked
+	hint    *canvas.Text // what to do, or the card whose PIN is asked
 	prompt  *canvas.Text
 	shown   *canvas.Text // the card grouped as printed, or the PIN masked
 	message *widget.Label
@@ -48,9 +49,9 @@ func (k *Kiosk) showLogin(note string) {
 	l.message.TextStyle = fyne.TextStyle{Bold: true}
 	l.pad.OnDigit, l.pad.OnBack, l.pad.OnEnter = l.digit, l.back, l.enter
 	l.other = widget.NewButtonWithIcon(lang.L("Another card"), theme.NavigateBackIcon(), func() { l.toCard("") })
-	hint := &canvas.Text{Text: lang.L("Real-money play: log in with your player card"), Color: colDim, TextSize: 17, Alignment: fyne.TextAlignCenter}
-	l.front = &frontScreen{content: k.cornered(cover(520, hint, gap(8), l.prompt, card(l.shown), gap(4), l.pad, tall(l.message, 64), tall(l.other, stakeButtonHeight))),
-		key: func(ev *fyne.KeyEvent) { k.touched(); l.pad.typed(ev) }}
+	l.hint = &canvas.Text{Color: colDim, TextSize: 17, Alignment: fyne.TextAlignCenter}
+	l.front = &frontScreen{name: "login", content: k.cornered(cover(520, l.hint, gap(8), l.prompt, card(l.shown), gap(4), l.pad, tall(l.message, 64), tall(l.other, stakeButtonHeight))),
+		pad: l.pad}
 	k.login = l
 	l.refresh()
 	k.showFront(l.front)
@@ -59,6 +60,7 @@ func (k *Kiosk) showLogin(note string) {
 // refresh shows the step and what is typed.
 func (l *loginScreen) refresh() {
 	if l.onPIN {
+		l.hint.Text = lang.L("Card {{.Card}}", map[string]any{"Card": groupedCard(l.card)})
 		l.prompt.Text = lang.L("Type your PIN")
 		l.shown.Text = strings.Repeat("● ", len(l.pin))
 		if l.pin == "" {
@@ -66,10 +68,12 @@ func (l *loginScreen) refresh() {
 		}
 		l.other.Show()
 	} else {
+		l.hint.Text = lang.L("Real-money play: log in with your player card")
 		l.prompt.Text = lang.L("Type your card number")
 		l.shown.Text = groupedCard(l.card)
 		l.other.Hide()
 	}
+	l.hint.Refresh()
 	l.prompt.Refresh()
 	l.shown.Refresh()
 }

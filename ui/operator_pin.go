@@ -41,14 +41,14 @@ func NewPINPad() *PINPad {
 	grid := container.NewGridWithColumns(3)
 	for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9} {
 		p.keys[d] = p.digitKey(d)
-		grid.Add(keyCap(p.keys[d]))
+		grid.Add(keyCap(p.keys[d], stakeButtonHeight+8))
 	}
 	p.clear = widget.NewButtonWithIcon("", theme.ContentUndoIcon(), func() { p.entry.SetText("") })
 	p.keys[0] = p.digitKey(0)
 	p.ok = widget.NewButtonWithIcon(lang.L("OK"), theme.ConfirmIcon(), p.submit)
 	p.ok.Importance = widget.HighImportance
-	grid.Add(keyCap(p.clear))
-	grid.Add(keyCap(p.keys[0]))
+	grid.Add(keyCap(p.clear, stakeButtonHeight+8))
+	grid.Add(keyCap(p.keys[0], stakeButtonHeight+8))
 	grid.Add(tall(p.ok, stakeButtonHeight+8))
 	p.cancel = widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), func() {
 		if p.OnCancel != nil {
@@ -61,10 +61,11 @@ func NewPINPad() *PINPad {
 	return p
 }
 
-// keyCap outlines a keypad key, so it reads as a key on the dialog's panel.
-func keyCap(b *widget.Button) fyne.CanvasObject {
+// keyCap outlines a key (of a keypad, of a panel) at least h high, so that
+// it reads as a key on a panel or on the night sky.
+func keyCap(key fyne.CanvasObject, h float32) fyne.CanvasObject {
 	bg := &canvas.Rectangle{FillColor: colNight, StrokeColor: colPanelLine, StrokeWidth: 2, CornerRadius: 10}
-	return tall(container.NewStack(bg, b), stakeButtonHeight+8)
+	return tall(container.NewStack(bg, key), h)
 }
 
 func (p *PINPad) digitKey(d int) *widget.Button {

@@ -258,15 +258,16 @@ func count(r rig, text string) int {
 
 func TestOperatorTicketLookup(t *testing.T) {
 	r, _ := newOperatorRig(t, ui.Options{})
-	_, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 100, Count: 1,
+	kiosk7 := playing(t, r.svc, "T1", 0)
+	_, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: kiosk7, Stake: 100, Count: 1,
 		Picks: func(int) [2]int { return [2]int{1, 2} }, Actor: "test"})
 	if err == nil {
 		t.Fatal("sold without funds")
 	}
-	if _, err := r.svc.Credit(context.Background(), "kiosk7", 500, "test"); err != nil {
+	if _, err := r.svc.Credit(context.Background(), kiosk7, 500, "test"); err != nil {
 		t.Fatal(err)
 	}
-	sales, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 100, Count: 3,
+	sales, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: kiosk7, Stake: 100, Count: 3,
 		Picks: func(int) [2]int { return [2]int{1, 2} }, Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -296,7 +297,7 @@ func TestOperatorTicketLookup(t *testing.T) {
 	if !r.k.Recalling() || r.k.Window().Content() == fyne.CanvasObject(p) {
 		t.Fatal("the fall is not replayed on the board")
 	}
-	if bal, _ := r.svc.Balance(context.Background(), "kiosk7"); bal != sales[2].BalanceAfter {
+	if bal, _ := r.svc.Balance(context.Background(), kiosk7); bal != sales[2].BalanceAfter {
 		t.Fatalf("replay moved money: %s", bal)
 	}
 	tapButton(t, r, "Retour au panneau opérateur")
@@ -310,9 +311,10 @@ func TestOperatorTicketLookup(t *testing.T) {
 
 func TestOperatorCreditAndPayout(t *testing.T) {
 	r, _ := newOperatorRig(t, ui.Options{})
+	kiosk7 := openAccount(t, r.svc, "T2", generous(), 0).Player
 	p := r.login(t)
 	p.Select(ui.TabFunds)
-	p.FundsPlayer().SetText("kiosk7")
+	p.FundsPlayer().SetText(kiosk7)
 	p.LoadFunds()
 	r.k.Wait()
 	test.Type(p.AmountEntry(), "20")
@@ -343,7 +345,7 @@ func TestOperatorCreditAndPayout(t *testing.T) {
 	if !p.PayoutButton().Disabled() {
 		t.Fatal("payout beyond the balance enabled")
 	}
-	entries, err := r.svc.LedgerPage(context.Background(), "kiosk7", 10)
+	entries, err := r.svc.LedgerPage(context.Background(), kiosk7, 10)
 	if err != nil || len(entries) != 2 {
 		t.Fatalf("ledger %v %v", entries, err)
 	}
@@ -394,16 +396,14 @@ func TestOperatorAudit(t *testing.T) {
 
 func TestOperatorPlayersHistory(t *testing.T) {
 	r, _ := newOperatorRig(t, ui.Options{})
-	if _, err := r.svc.Credit(context.Background(), "kiosk7", 5000, "test"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: "kiosk7", Stake: 50, Count: 25,
+	kiosk7 := playing(t, r.svc, "T3", 5000)
+	if _, err := r.svc.Sell(context.Background(), engine.SellRequest{Player: kiosk7, Stake: 50, Count: 25,
 		Picks: func(int) [2]int { return [2]int{0, 1} }, Actor: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	p := r.login(t)
 	p.Select(ui.TabPlayers)
-	p.HistoryPlayer().SetText("kiosk7")
+	p.HistoryPlayer().SetText(kiosk7)
 	p.ShowHistory(0)
 	r.k.Wait()
 	if n := p.HistoryRows(); n != ui.HistoryPage {
@@ -419,14 +419,12 @@ func TestOperatorPlayersHistory(t *testing.T) {
 func TestGoldenOperatorBlocks(t *testing.T) {
 	r, _ := newOperatorRig(t, ui.Options{})
 	ctx := context.Background()
-	if _, err := r.svc.Credit(ctx, "sim", 1_000_000, "test"); err != nil {
-		t.Fatal(err)
-	}
+	sim := playing(t, r.svc, "B1", 1_000_000)
 	for _, c := range []struct {
 		stake engine.Cents
 		n     int
 	}{{50, 2000}, {100, 700}, {200, 150}} {
-		if _, err := r.svc.Sell(ctx, engine.SellRequest{Player: "sim", Stake: c.stake, Count: c.n,
+		if _, err := r.svc.Sell(ctx, engine.SellRequest{Player: sim, Stake: c.stake, Count: c.n,
 			Picks: func(int) [2]int { return [2]int{0, 1} }, Actor: "test"}); err != nil {
 			t.Fatal(err)
 		}

@@ -127,7 +127,7 @@ func (k *Kiosk) realityScreen(s *session) *frontScreen {
 		})
 	})
 	leave := widget.NewButtonWithIcon(lang.L("LOG OUT"), theme.LogoutIcon(), func() { k.logout(engine.ActorPlayer, goodbye()) })
-	return &frontScreen{content: k.cornered(cover(640, gap(12), head, intro, card(figs.content), gap(8),
+	return &frontScreen{name: "reality-check", content: k.cornered(cover(640, gap(12), head, intro, card(figs.content), gap(8),
 		tall(goOn, bigButtonHeight), message, tall(leave, stakeButtonHeight)))}
 }
 
@@ -164,7 +164,7 @@ func (k *Kiosk) showHeld(held []engine.HeldPrize) {
 	why := widget.NewLabel(lang.L("This win is paid by an attendant once your identity is checked. Play on your account resumes once it is paid."))
 	why.Wrapping, why.Alignment = fyne.TextWrapWord, fyne.TextAlignCenter
 	leave := widget.NewButtonWithIcon(lang.L("LOG OUT"), theme.LogoutIcon(), func() { k.logout(engine.ActorPlayer, goodbye()) })
-	s.held = &frontScreen{content: k.cornered(cover(640, gap(12), head, card(prizes), why, gap(12), tall(leave, stakeButtonHeight)))}
+	s.held = &frontScreen{name: "hand-pay", content: k.cornered(cover(640, gap(12), head, card(prizes), why, gap(12), tall(leave, stakeButtonHeight)))}
 	k.showFront(s.held)
 }
 

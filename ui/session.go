@@ -22,11 +22,12 @@ import (
 // the game when the engine says so.
 
 // frontScreen is a player's screen in front of the game: the login, the
-// reality check, the hand-pay lock, the account. key takes the keyboard
-// while it shows (nil: the keyboard does nothing there).
+// reality check, the hand-pay lock, the account. The keyboard types on
+// its keypad, if it shows one; else it does nothing there.
 type frontScreen struct {
+	name    string // "login", "reality-check", "hand-pay", "account"
 	content fyne.CanvasObject
-	key     func(*fyne.KeyEvent)
+	pad     *keypad
 }
 
 // showFront puts f in front of the game (nil: the game itself). While the
@@ -101,6 +102,7 @@ func (k *Kiosk) loggedIn(a engine.Account) {
 	}()
 	k.showSession()
 	k.strip.Show()
+	k.content.Refresh() // the side column makes room for the strip
 	k.showFront(nil)
 	k.start()
 }
@@ -181,6 +183,7 @@ func (k *Kiosk) endSession(note string) {
 	k.controls.Reset()
 	k.controls.Show()
 	k.strip.Hide()
+	k.content.Refresh()
 	k.showLogin(note)
 }
 
@@ -267,8 +270,8 @@ func NewSessionStrip() *SessionStrip {
 	return s
 }
 
-// SetPortrait arranges the strip for a portrait window (the four figures
-// in a row, larger) or a landscape one (two by two).
+// SetPortrait arranges the strip for a portrait window (a title, larger
+// figures) or a landscape one (compact, under the controls).
 func (s *SessionStrip) SetPortrait(portrait bool) {
 	if portrait != s.portrait {
 		s.portrait = portrait
@@ -277,14 +280,15 @@ func (s *SessionStrip) SetPortrait(portrait bool) {
 }
 
 func (s *SessionStrip) arrange() {
-	columns, size, buttonH := 2, float32(24), float32(stakeButtonHeight)
-	if s.portrait {
-		columns, size, buttonH = 4, 34, portraitStakeHeight
+	size, buttonH := float32(20), float32(stakeButtonHeight)
+	var top []fyne.CanvasObject
+	if s.portrait { // the lower third has room: a title, larger figures and keys
+		size, buttonH = 34, portraitStakeHeight
+		top = append(top, &canvas.Text{Text: lang.L("YOUR SESSION"), Color: colGold, TextSize: 16, TextStyle: fyne.TextStyle{Bold: true}})
 	}
-	s.figures.arrange(columns, size)
-	title := &canvas.Text{Text: lang.L("YOUR SESSION"), Color: colGold, TextSize: 16, TextStyle: fyne.TextStyle{Bold: true}}
-	buttons := container.NewGridWithColumns(2, tall(s.account, buttonH), tall(s.logout, buttonH))
-	s.holder.Objects = []fyne.CanvasObject{card(container.NewVBox(title, s.figures.content, gap(4), buttons))}
+	s.figures.arrange(4, size)
+	buttons := container.NewGridWithColumns(2, keyCap(s.account, buttonH), keyCap(s.logout, buttonH))
+	s.holder.Objects = []fyne.CanvasObject{card(container.NewVBox(append(top, s.figures.content, buttons)...))}
 	s.holder.Refresh()
 }
 
