@@ -321,7 +321,7 @@ func TestGoldenLimitRefusal(t *testing.T) {
 	figures, funds := r.k.Strip().Figures(), r.k.Controls().Funds()
 	before := capture(r)
 	r.tapPlay()
-	want := "Limite de mises sur 7 jours atteinte : 3,00 € utilisés sur 3,00 €. Une mise de 1,00 € sera de nouveau possible à partir du 09/12/2026 14:05:00."
+	want := "Limite de mises sur 7 jours atteinte : 3,00 € utilisés sur 3,00 €. Une mise de 1,00 € sera de nouveau possible à partir du 09/12/2026 14:05:01."
 	if got := r.k.Controls().Message(); got != want {
 		t.Fatalf("message %q, want %q", got, want)
 	}
