@@ -323,7 +323,7 @@ func breakTaken(e engine.Exclusion) string {
 }
 
 // pairLayout sets two panels side by side in a wide window, one above the
-// other in a tall one.
+// other, each its own height, in a tall one.
 type pairLayout struct{}
 
 func (pairLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
@@ -345,5 +345,5 @@ func (pairLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	objs[0].Move(fyne.NewPos(0, 0))
 	objs[0].Resize(fyne.NewSize(size.Width, h))
 	objs[1].Move(fyne.NewPos(0, h+pad))
-	objs[1].Resize(fyne.NewSize(size.Width, size.Height-h-pad))
+	objs[1].Resize(fyne.NewSize(size.Width, min(objs[1].MinSize().Height, size.Height-h-pad)))
 }

@@ -157,14 +157,13 @@ func (k *Kiosk) showHeld(held []engine.HeldPrize) {
 	head.SizeName, head.TextStyle = theme.SizeNameHeadingText, fyne.TextStyle{Bold: true}
 	prizes := container.NewVBox()
 	for _, h := range held {
-		prizes.Add(container.New(formLayout{gap: 6},
-			dimLabel(lang.L("Ticket {{.Ticket}}", map[string]any{"Ticket": h.Ticket.String()})),
+		prizes.Add(container.NewBorder(nil, nil, container.NewCenter(dimLabel(lang.L("Ticket {{.Ticket}}", map[string]any{"Ticket": h.Ticket.String()}))),
 			&canvas.Text{Text: money(h.Prize), Color: colGold, TextSize: 30, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignTrailing}))
 	}
 	why := widget.NewLabel(lang.L("This win is paid by an attendant once your identity is checked. Play on your account resumes once it is paid."))
 	why.Wrapping, why.Alignment = fyne.TextWrapWord, fyne.TextAlignCenter
 	leave := widget.NewButtonWithIcon(lang.L("LOG OUT"), theme.LogoutIcon(), func() { k.logout(engine.ActorPlayer, goodbye()) })
-	s.held = &frontScreen{name: "hand-pay", content: k.cornered(cover(640, gap(12), head, card(prizes), why, gap(12), tall(leave, stakeButtonHeight)))}
+	s.held = &frontScreen{name: "hand-pay", content: k.cornered(cover(760, gap(12), head, card(prizes), why, gap(12), tall(leave, stakeButtonHeight)))}
 	k.showFront(s.held)
 }
 
