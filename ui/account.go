@@ -132,11 +132,10 @@ func pendingText(p engine.PendingLimit) string {
 // limitEditor changes one limit: the amount typed in whole euros on the
 // keypad, or the limit removed (an optional one).
 type limitEditor struct {
-	key    engine.LimitKey
-	euros  string
-	shown  *canvas.Text
-	pad    *keypad
-	remove *widget.Button
+	key   engine.LimitKey
+	euros string
+	shown *canvas.Text
+	pad   *keypad
 }
 
 // editLimit shows the editor of key in place of the breaks.
@@ -180,13 +179,13 @@ func (a *accountScreen) editLimit(key engine.LimitKey) {
 	hint := widget.NewLabel(lang.L("A lower limit applies at once; a higher one, or a limit removed, only after the cooling-off."))
 	hint.Wrapping = fyne.TextWrapWord
 	cancel := widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), a.closeEditor)
-	e.remove = widget.NewButtonWithIcon(lang.L("Remove this limit"), theme.DeleteIcon(), func() { a.setLimit(key, 0) })
+	remove := keyCap(widget.NewButtonWithIcon(lang.L("Remove this limit"), theme.DeleteIcon(), func() { a.setLimit(key, 0) }), stakeButtonHeight)
 	if _, ok := a.acct.Limit(key, a.acct.Clock); key.Mandatory() || !ok {
-		e.remove.Hide()
+		remove.Hide()
 	}
 	refresh()
 	a.side.Objects = []fyne.CanvasObject{container.NewVBox(heading(limitName(key)), dimLabel(cur), hint, card(e.shown), e.pad,
-		container.NewGridWithColumns(2, keyCap(cancel, stakeButtonHeight), keyCap(e.remove, stakeButtonHeight)))}
+		container.NewGridWithColumns(2, keyCap(cancel, stakeButtonHeight), remove))}
 	a.side.Refresh()
 	a.say("", false)
 }

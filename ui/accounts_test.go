@@ -526,6 +526,16 @@ func TestGoldenAccountScreen(t *testing.T) {
 		t.Fatal("a second change while one waits is not refused in words")
 	}
 	tapButton(t, r, "Annuler")
+	test.Tap(objectButtons(r, "Modifier")[6]) // losses over 24 hours: optional, removed after the cooling-off
+	r.k.Wait()
+	tapButton(t, r, "Supprimer cette limite")
+	if !shows(r, "Limite de pertes sur 24 heures : suppression demandée. Elle s'appliquera le 04/12/2026 14:05:00.") ||
+		!shows(r, "↳ supprimée le 04/12/2026 14:05:00") {
+		t.Fatal("no word of the removal asked, or not shown pending")
+	}
+	if v, ok := r.account(t, a.Player).Limit(lossDay, r.clock.now); !ok || v != 5_000 {
+		t.Fatalf("loss limit %s (%v) right after its removal was asked", v, ok)
+	}
 
 	tapButton(t, r, "7 jours")
 	if !shows(r, "Une pause ne peut pas être raccourcie") {
