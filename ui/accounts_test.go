@@ -282,7 +282,7 @@ func TestGoldenSessionStrip(t *testing.T) {
 			r.k.Window().Resize(c.size)
 			a := openAccount(t, r.svc, "S1", generous(), 5_000)
 			r.loggedIn(t, a)
-			if got := r.k.Strip().Figures(); got != [4]string{"0 min", "0,00 €", "0,00 €", "0,00 €"} {
+			if got := r.k.Strip().Figures(); got != [4]string{"0 s", "0,00 €", "0,00 €", "0,00 €"} {
 				t.Fatalf("at login: %q", got)
 			}
 			r.clock.run(12 * time.Minute)

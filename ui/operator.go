@@ -191,8 +191,14 @@ func loginError(err error) string {
 // "5 min", "1 h", "23 h 59 min".
 func lockTime(d time.Duration) string { return minutesText(int(math.Ceil(d.Minutes()))) }
 
-// minutes words a time spent, in whole minutes: "0 min", "12 min", "1 h 05 min".
-func minutes(d time.Duration) string { return minutesText(int(d.Minutes())) }
+// span words a time spent: in seconds under a minute ("30 s"), else in
+// whole minutes ("12 min", "1 h 05 min").
+func span(d time.Duration) string {
+	if d < time.Minute {
+		return fmt.Sprintf("%d s", int(d.Seconds()))
+	}
+	return minutesText(int(d.Minutes()))
+}
 
 func minutesText(m int) string {
 	switch {

@@ -98,7 +98,7 @@ func (k *Kiosk) realityCheck() {
 func (k *Kiosk) realityScreen(s *session) *frontScreen {
 	head := &canvas.Text{Text: lang.L("Reality check"), Color: colGold, TextSize: 36, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
 	intro := widget.NewLabel(lang.L("You have been playing for {{.Time}}. Take a moment to look at your session: play goes on once you have read it.",
-		map[string]any{"Time": minutes(s.elapsed())}))
+		map[string]any{"Time": span(s.elapsed())}))
 	intro.Wrapping, intro.Alignment = fyne.TextWrapWord, fyne.TextAlignCenter
 	figs := newFigures()
 	figs.arrange(2, 34)
@@ -197,9 +197,9 @@ func (f *figures) arrange(columns int, size float32) {
 	f.content.Refresh()
 }
 
-// setTime writes the time played, in whole minutes.
+// setTime writes the time played.
 func (f *figures) setTime(played time.Duration) {
-	if t := minutes(played); t != f.time.Text {
+	if t := span(played); t != f.time.Text {
 		f.time.Text = t
 		f.time.Refresh()
 	}

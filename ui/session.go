@@ -129,7 +129,7 @@ func (k *Kiosk) idleCheck(s *session, idle time.Duration) {
 		s.idle.Reset(max(left, time.Second))
 		return
 	}
-	k.logout(kioskActor, lang.L("Your session was closed after {{.Time}} without activity.", map[string]any{"Time": minutes(idle)}))
+	k.logout(kioskActor, lang.L("Your session was closed after {{.Time}} without activity.", map[string]any{"Time": span(idle)}))
 }
 
 // logout ends the session (actor: the player's button, or the kiosk's idle
@@ -297,7 +297,7 @@ func (s *SessionStrip) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(s.holder)
 }
 
-// SetTime writes the time in session, in whole minutes.
+// SetTime writes the time in session.
 func (s *SessionStrip) SetTime(d time.Duration) { s.figures.setTime(d) }
 
 // SetFigures writes what the session staked and won, and the net result.
