@@ -342,7 +342,7 @@ func (k *Kiosk) SetStake(s engine.Cents) {
 // until the engine has recorded the sale durably.
 func (k *Kiosk) Play() {
 	k.touched()
-	if k.sale != nil || k.busy {
+	if k.sale != nil || k.busy || k.player == "" { // nobody logged in: nothing to play
 		return
 	}
 	k.leaveRecall()
@@ -541,7 +541,10 @@ func (k *Kiosk) failInPlay(err error) {
 
 // errorText is the player's message for an engine error.
 func errorText(err error) string {
+	var limit *engine.LimitError
 	switch {
+	case errors.As(err, &limit):
+		return limitText(limit)
 	case errors.Is(err, engine.ErrInsufficientFunds):
 		return lang.L("Insufficient funds")
 	case errors.Is(err, engine.ErrStakeClosed):
@@ -552,11 +555,6 @@ func errorText(err error) string {
 		return lang.L("Demo terminal: only the demo funds play here, no real money.")
 	case errors.Is(err, engine.ErrOffline), errors.Is(err, engine.ErrCentralUnavailable):
 		return lang.L("Terminal offline: sales resume by themselves when the connection returns. Nothing was debited.")
-	}
-	var limit *engine.LimitError
-	switch {
-	case errors.As(err, &limit):
-		return limitText(limit)
 	case errors.Is(err, engine.ErrNoSession):
 		return lang.L("Your session has ended: log in again with your card.")
 	case errors.Is(err, engine.ErrNoAccount):

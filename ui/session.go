@@ -125,8 +125,12 @@ func (k *Kiosk) idleCheck(s *session, idle time.Duration) {
 	if k.sess != s {
 		return
 	}
-	if left := idle - time.Since(s.input); left > 0 || k.oper.active() {
-		s.idle.Reset(max(left, time.Second))
+	switch left := idle - time.Since(s.input); {
+	case k.oper.active():
+		s.idle.Reset(idle)
+		return
+	case left > 0:
+		s.idle.Reset(left)
 		return
 	}
 	k.logout(kioskActor, lang.L("Your session was closed after {{.Time}} without activity.", map[string]any{"Time": span(idle)}))
@@ -195,7 +199,7 @@ func (k *Kiosk) showSession() {
 	k.strip.SetFigures(s.acct.Session.Staked, s.acct.Session.Won-s.owed)
 }
 
-// sold counts a unit sold in the session.
+// soldInSession counts a unit sold in the session.
 func (k *Kiosk) soldInSession(sale engine.Sale) {
 	if s := k.sess; s != nil {
 		s.acct.Session.Staked += sale.Stake()
