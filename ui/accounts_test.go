@@ -239,7 +239,7 @@ func TestLoginRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.logIn(t, b.Card, cardPIN)
-	if _, _, msg := r.k.LoginText(); msg != "Vous avez choisi une pause jusqu'au 09/12/2026 14:05:00 : le jeu vous est refusé jusque-là." {
+	if _, _, msg := r.k.LoginText(); msg != "Pause en cours jusqu'au 09/12/2026 14:05:00 : la connexion et le jeu vous sont refusés jusque-là." {
 		t.Fatalf("on a break: %q", msg)
 	}
 	c := openAccount(t, r.svc, "R3", generous(), 0)
@@ -247,7 +247,7 @@ func TestLoginRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.logIn(t, c.Card, cardPIN)
-	if _, _, msg := r.k.LoginText(); msg != "Vous avez choisi une pause de durée indéfinie : le jeu vous est refusé." {
+	if _, _, msg := r.k.LoginText(); msg != "Pause en cours, de durée indéfinie : la connexion et le jeu vous sont refusés." {
 		t.Fatalf("on an indefinite break: %q", msg)
 	}
 	d := openAccount(t, r.svc, "R4", generous(), 0)
@@ -557,7 +557,7 @@ func TestGoldenAccountScreen(t *testing.T) {
 		t.Fatalf("after the break: %+v, session %+v", acct.Break, acct.Session)
 	}
 	r.logIn(t, a.Card, cardPIN)
-	if _, _, msg := r.k.LoginText(); !strings.HasPrefix(msg, "Vous avez choisi une pause jusqu'au 03/12/2026") {
+	if _, _, msg := r.k.LoginText(); !strings.HasPrefix(msg, "Pause en cours jusqu'au 03/12/2026") {
 		t.Fatalf("login during the break: %q", msg)
 	}
 }
