@@ -67,7 +67,7 @@ func TestOperatorSetPINAndLog(t *testing.T) {
 	if out := mustCLI(t, dir, "operator", "status"); !strings.Contains(out, "operator PIN: set, 6 to 12 digits") || !strings.Contains(out, "lockout: none") {
 		t.Fatalf("status:\n%s", out)
 	}
-	if _, errOut, code := cli(t, dir, "operator", "dance"); code != 2 || !strings.Contains(errOut, "set-pin, status, unlock or log") {
+	if _, errOut, code := cli(t, dir, "operator", "dance"); code != 2 || !strings.Contains(errOut, "set-pin, add, remove, list, status, unlock or log") {
 		t.Fatalf("operator dance: %d %q", code, errOut)
 	}
 }
