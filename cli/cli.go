@@ -134,7 +134,7 @@ func (w *windowFlags) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&w.fullscreen, "fullscreen", false, "full screen, closing needs the operator PIN")
 	fs.BoolVar(&w.fullscreen, "kiosk", false, "the old name of --fullscreen (kept for one release)")
 	fs.BoolVar(&w.terminal, "terminal", false, "a public terminal: a data directory not set up yet is out of service until key init, never made the demo's")
-	fs.StringVar(&w.player, "player", engine.DemoPlayer, "player `ID` whose wallet the window uses")
+	fs.StringVar(&w.player, "player", engine.DemoPlayer, "`demo` plays the demo wallet; without it a lone kiosk's own data directory opens on the players' login (a fleet kiosk: the wallet ID)")
 	fs.StringVar(&w.lang, "lang", "", "language of the window, `fr|en` (beats the settings file and the system locale)")
 }
 
