@@ -582,3 +582,44 @@ func TestAccountsComeBackFromTheJournal(t *testing.T) {
 		t.Fatalf("the card's wrong PINs after recovery: %v", err)
 	}
 }
+
+// A kiosk stopped (a crash, a power cut) while the reality check waits: at
+// the next start the check is still due on the session, the sale refused
+// moved nothing, and nothing is doubled; a new login starts a new session.
+func TestRealityCheckSurvivesARestart(t *testing.T) {
+	c := newClock()
+	st, j := pinnedStore(t), &memstore.Journal{}
+	s := protected(t, c, engine.Protection{}, st, j)
+	a := openAccount(t, s, "K1", limits(50, 50))
+	s.Credit(ctx, a.Player, eur(20), "test")
+	s.OpenSession(ctx, a.Card, "2580")
+	sell(t, s, a.Player, 100, 3)
+	c.advance(time.Hour + time.Second)
+	if _, err := s.Sell(ctx, engine.SellRequest{Player: a.Player, Stake: 100, Count: 1}); !errors.Is(err, engine.ErrRealityCheck) {
+		t.Fatalf("sale after an hour: %v", err)
+	}
+	before, _ := s.Wallet(ctx, a.Player)
+	s.Close()
+	r := protected(t, c, engine.Protection{}, st, j)
+	var re *engine.RealityCheckError
+	if _, err := r.Sell(ctx, engine.SellRequest{Player: a.Player, Stake: 100, Count: 1}); !errors.As(err, &re) || re.Session.Staked != eur(3) {
+		t.Fatalf("sale after the restart: %v", err)
+	}
+	if after, _ := r.Wallet(ctx, a.Player); after != before {
+		t.Fatal("the refused sales moved money")
+	}
+	if _, err := r.OpenSession(ctx, a.Card, "2580"); err != nil {
+		t.Fatal(err)
+	}
+	sell(t, r, a.Player, 100, 1)
+	log, _ := r.AccountLog(ctx, a.Player)
+	var starts, ends int
+	for _, rec := range log {
+		starts += map[bool]int{true: 1}[rec.Kind == engine.AccSessionStart]
+		ends += map[bool]int{true: 1}[rec.Kind == engine.AccSessionEnd]
+	}
+	if starts != 2 || ends != 1 {
+		t.Fatalf("%d sessions started, %d ended", starts, ends)
+	}
+	mustAudit(t, r)
+}
