@@ -293,7 +293,7 @@ func (b Break) from(t time.Time) Exclusion {
 type Session struct {
 	Open      bool
 	Start     time.Time
-	LastCheck time.Time // the start, then each reality check acknowledged
+	Due       time.Time // the next reality check: recorded with the start and each acknowledgement
 	Staked    Cents
 	Won       Cents
 }

@@ -297,7 +297,7 @@ func (a Account) encodePlay() []byte {
 	e.u8(codecVersion)
 	e.u8(boolByte(a.Session.Open))
 	e.time(a.Session.Start)
-	e.time(a.Session.LastCheck)
+	e.time(a.Session.Due)
 	e.i64(int64(a.Session.Staked))
 	e.i64(int64(a.Session.Won))
 	e.i64(int64(a.SetAside))
@@ -316,7 +316,7 @@ func (a Account) encodePlay() []byte {
 func (a *Account) decodePlay(b []byte) error {
 	d := decoder{b: b}
 	d.version("account play")
-	a.Session = Session{Open: d.u8() == 1, Start: d.time(), LastCheck: d.time(), Staked: Cents(d.i64()), Won: Cents(d.i64())}
+	a.Session = Session{Open: d.u8() == 1, Start: d.time(), Due: d.time(), Staked: Cents(d.i64()), Won: Cents(d.i64())}
 	a.SetAside = Cents(d.i64())
 	a.Held = nil
 	for n := int(d.u8()); n > 0 && d.err == nil; n-- {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"starfortune/engine"
 )
@@ -21,6 +22,8 @@ func TestDemoDataDirectoryMovesNoRealMoney(t *testing.T) {
 	blocks, _ := s.Blocks(ctx)
 	refused := map[string]error{}
 	_, refused["credit"] = s.Credit(ctx, "alice", 1000, "test")
+	_, refused["account"] = s.Open(ctx, "operator", engine.OpenRequest{Identity: engine.Identity{Holder: "A", Born: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), DocType: "CNI", DocNumber: "1"},
+		Limits: engine.Limits{{Kind: engine.LimitDeposit, Window: engine.WindowWeek}: 100, {Kind: engine.LimitStake, Window: engine.WindowWeek}: 100}, PIN: "2580"})
 	_, refused["demo credit"] = s.Credit(ctx, engine.DemoPlayer, 1000, "test")
 	_, refused["payout"] = s.Payout(ctx, engine.DemoPlayer, 100, "test")
 	_, refused["sale"] = s.Sell(ctx, engine.SellRequest{Player: "alice", Stake: 100, Count: 1, Actor: "test"})

@@ -19,6 +19,7 @@ type Accounts struct {
 	p          Protection
 	iterations int  // of new PIN hashes
 	fleet      bool // a fleet's kiosk: accounts are the central's (not yet)
+	demoOnly   bool // the demo's data directory: no real money, no account
 }
 
 // Protection is the protection in force.
@@ -114,6 +115,9 @@ func (pl *Accounts) Complete(ctx context.Context, actor, player string, req Open
 func (pl *Accounts) open(ctx context.Context, actor, player string, former bool, req OpenRequest) (Account, error) {
 	if err := pl.notInFleet(); err != nil {
 		return Account{}, err
+	}
+	if pl.demoOnly {
+		return Account{}, fmt.Errorf("%w: no player account on the demo's data directory", ErrDemoOnly)
 	}
 	if err := req.check(pl.w.now().UTC()); err != nil {
 		return Account{}, err
@@ -344,8 +348,8 @@ func (pl *Accounts) login(ctx context.Context, c Card, pin string, session bool)
 		if err := endSession(log, acct, g.t, ActorPlayer); err != nil {
 			return err
 		}
-		acct.Session = Session{Open: true, Start: g.t, LastCheck: g.t}
-		if _, err := log.append(AccountRecord{Time: g.t, Kind: AccSessionStart, Player: acct.Player, Actor: ActorPlayer, Effective: g.t.Add(pl.p.RealityCheck)}); err != nil {
+		acct.Session = Session{Open: true, Start: g.t, Due: g.t.Add(pl.p.RealityCheck)}
+		if _, err := log.append(AccountRecord{Time: g.t, Kind: AccSessionStart, Player: acct.Player, Actor: ActorPlayer, Effective: acct.Session.Due}); err != nil {
 			return err
 		}
 		out = *acct
@@ -419,9 +423,9 @@ func (pl *Accounts) RealityCheck(ctx context.Context, player string) (Account, e
 		if !s.Open {
 			return ErrNoSession
 		}
-		s.LastCheck = g.t
+		s.Due = g.t.Add(pl.p.RealityCheck)
 		_, err := g.log.append(AccountRecord{Time: g.t, Kind: AccRealityCheck, Player: g.acct.Player, Actor: ActorPlayer, Staked: s.Staked, Won: s.Won,
-			Effective: g.t.Add(pl.p.RealityCheck)})
+			Effective: s.Due})
 		return err
 	})
 }

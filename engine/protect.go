@@ -139,7 +139,7 @@ func (g *guard) mayPlay() error {
 }
 
 func (g *guard) realityDue() bool {
-	return g.acct.Session.Open && g.t.Sub(g.acct.Session.LastCheck) >= g.p.RealityCheck
+	return g.acct.Session.Open && !g.t.Before(g.acct.Session.Due)
 }
 
 // within refuses amount if it would take any limit of kinds beyond its
