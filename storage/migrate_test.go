@@ -39,7 +39,7 @@ func content(t *testing.T, dir string, key []byte) string {
 		for _, info := range blocks {
 			fmt.Fprintf(&b, "%s %d %x\n", info.Ref, info.Cursor.Served, info.Seed[:4])
 		}
-		for _, p := range []string{engine.DemoPlayer, secretPlayer} {
+		for _, p := range []string{engine.DemoPlayer, secretCard} {
 			w, _, werr := tx.Wallet(p)
 			fmt.Fprintf(&b, "%s %d %d\n", p, w.Balance, w.Seq)
 			err = errors.Join(err, werr)

@@ -24,9 +24,13 @@ import (
 	"starfortune/storage"
 )
 
-// secretPlayer is personal data: a player's id, which the store keeps in
-// wallet and ledger keys and in history records.
+// secretPlayer is personal data: a player account's holder, whose name
+// the store keeps in the account and the account log.
 const secretPlayer = "Jeanne-Marie.Dupont-Lefebvre"
+
+// secretCard is the wallet of secretPlayer's account: the first card a
+// store issues.
+var secretCard = string(engine.NewCard(1))
 
 // needle is a byte string that must not appear in a store's files.
 type needle struct {
@@ -152,10 +156,11 @@ func fillStore(t *testing.T, s *storage.Store) secrets {
 	t.Helper()
 	svc := newService(t, s)
 	sell(t, svc, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 300, Picks: picks, Actor: "test"})
-	if _, err := svc.Credit(context.Background(), secretPlayer, 500, "operator:1"); err != nil {
+	secret := customer(t, svc, secretPlayer)
+	if _, err := svc.Credit(context.Background(), secret, 500, "operator:1"); err != nil {
 		t.Fatal(err)
 	}
-	sell(t, svc, engine.SellRequest{Player: secretPlayer, Stake: 100, Count: 2, Actor: "test"})
+	sell(t, svc, engine.SellRequest{Player: secret, Stake: 100, Count: 2, Actor: "test"})
 	return storeSecrets(t, s)
 }
 

@@ -201,26 +201,27 @@ func TestServiceOnBadger(t *testing.T) {
 	}
 
 	// Operator money, then a sale refused for want of funds changes nothing.
-	if _, err := svc.Credit(ctx, "bob", 250, "operator:1"); err != nil {
+	bob := customer(t, svc, "Bob Martin")
+	if _, err := svc.Credit(ctx, bob, 250, "operator:1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Payout(ctx, "bob", 100, "operator:1"); err != nil {
+	if _, err := svc.Payout(ctx, bob, 100, "operator:1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.Payout(ctx, "bob", 1000, "operator:1"); !errors.Is(err, engine.ErrInsufficientFunds) {
+	if _, err := svc.Payout(ctx, bob, 1000, "operator:1"); !errors.Is(err, engine.ErrInsufficientFunds) {
 		t.Fatalf("payout beyond the balance: %v", err)
 	}
-	before := snapshot(t, svc, "bob")
+	before := snapshot(t, svc, bob)
 	if before.wallet.Balance != 150 {
 		t.Fatalf("bob has %s, want 1,50 €", before.wallet.Balance)
 	}
-	if _, err := svc.Sell(ctx, engine.SellRequest{Player: "bob", Stake: 200, Count: 1}); !errors.Is(err, engine.ErrInsufficientFunds) {
+	if _, err := svc.Sell(ctx, engine.SellRequest{Player: bob, Stake: 200, Count: 1}); !errors.Is(err, engine.ErrInsufficientFunds) {
 		t.Fatalf("sale beyond the balance: %v, want ErrInsufficientFunds", err)
 	}
-	if after := snapshot(t, svc, "bob"); !sameState(before, after) {
+	if after := snapshot(t, svc, bob); !sameState(before, after) {
 		t.Fatalf("a refused sale changed the state:\n%+v\n%+v", before, after)
 	}
-	bobs := sell(t, svc, engine.SellRequest{Player: "bob", Stake: 50, Count: 5, Picks: picks})
+	bobs := sell(t, svc, engine.SellRequest{Player: bob, Stake: 50, Count: 5, Picks: picks})
 	if len(bobs) == 0 || bobs[0].BalanceBefore != 150 {
 		t.Fatalf("bob's sales: %+v", bobs)
 	}
@@ -228,7 +229,7 @@ func TestServiceOnBadger(t *testing.T) {
 
 	// Everything survives a close and reopen; the directory is locked meanwhile.
 	svc.Close()
-	demoState, bobState := snapshot(t, svc, demo), snapshot(t, svc, "bob")
+	demoState, bobState := snapshot(t, svc, demo), snapshot(t, svc, bob)
 	if _, err := storage.Open(s.Dir(), storage.TestKey, zerolog.Nop()); !errors.Is(err, engine.ErrInUse) || !strings.Contains(err.Error(), s.Dir()) {
 		t.Fatalf("second open: %v, want ErrInUse naming %s", err, s.Dir())
 	} else if !strings.HasPrefix(err.Error(), "already running") {
@@ -242,7 +243,7 @@ func TestServiceOnBadger(t *testing.T) {
 	if got := snapshot(t, svc2, demo); !sameState(demoState, got) {
 		t.Fatalf("demo after reopen:\n%+v\n%+v", demoState, got)
 	}
-	if got := snapshot(t, svc2, "bob"); !sameState(bobState, got) {
+	if got := snapshot(t, svc2, bob); !sameState(bobState, got) {
 		t.Fatalf("bob after reopen:\n%+v\n%+v", bobState, got)
 	}
 	more := sell(t, svc2, engine.SellRequest{Player: demo, Stake: 100, Count: 2, Picks: picks})
@@ -690,7 +691,8 @@ func TestBackupRestore(t *testing.T) {
 	s := mustOpenDir(t, drawnDir(t))
 	svc := newService(t, s)
 	sell(t, svc, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 40, Picks: picks})
-	if _, err := svc.Credit(ctx, "bob", 1000, "operator:1"); err != nil {
+	bob := customer(t, svc, "Bob Martin")
+	if _, err := svc.Credit(ctx, bob, 1000, "operator:1"); err != nil {
 		t.Fatal(err)
 	}
 	want := snapshot(t, svc, engine.DemoPlayer)
@@ -714,7 +716,7 @@ func TestBackupRestore(t *testing.T) {
 	if got := snapshot(t, svc2, engine.DemoPlayer); !sameState(want, got) {
 		t.Fatalf("restored state differs:\n%+v\n%+v", want, got)
 	}
-	if bal, err := svc2.Balance(ctx, "bob"); err != nil || bal != 1000 {
+	if bal, err := svc2.Balance(ctx, bob); err != nil || bal != 1000 {
 		t.Fatalf("bob restored with %s, %v", bal, err)
 	}
 	mustAudit(t, svc2)
@@ -762,4 +764,21 @@ func TestClosed(t *testing.T) {
 	if !errors.Is(err, engine.ErrStorage) {
 		t.Fatalf("view after close: %v, want ErrStorage", err)
 	}
+}
+
+// customer opens an account for holder on svc, its limits far above any
+// test's play, logs it in and returns its wallet (the card's number).
+func customer(t testing.TB, svc *engine.Service, holder string) string {
+	t.Helper()
+	ctx := context.Background()
+	huge := engine.Limits{{Kind: engine.LimitDeposit, Window: engine.WindowWeek}: engine.MaxAmount, {Kind: engine.LimitStake, Window: engine.WindowWeek}: engine.MaxAmount}
+	id := engine.Identity{Holder: holder, Born: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), DocType: "TEST", DocNumber: strings.ReplaceAll(holder, " ", "")}
+	a, err := svc.Open(ctx, "operator:1", engine.OpenRequest{Identity: id, Limits: huge, PIN: "2580"})
+	if err == nil {
+		_, err = svc.OpenSession(ctx, a.Card, "2580")
+	}
+	if err != nil {
+		t.Fatalf("account for %s: %v", holder, err)
+	}
+	return a.Player
 }
