@@ -103,7 +103,7 @@ func TestNothingBehindTheGame(t *testing.T) {
 			s.wid, _, _ = strings.Cut(strings.TrimSpace(o), "\n")
 		}
 	}
-	s.xdo("mousemove", "0", "0") // the pointer off the screen's middle: no button shown hovered
+	s.xdo("mousemove", "0", "0")                                    // the pointer off the screen's middle: no button shown hovered
 	base := s.settle(filepath.Join(run, "base.png"), 3*time.Second) // the funds and the history come in
 	t.Logf("the game's window %s after %.1f s", s.wid, time.Since(start).Seconds())
 	if shot := os.Getenv("STARFORTUNE_ESCAPE_SHOT"); shot != "" {

@@ -291,11 +291,11 @@ func (b Break) from(t time.Time) Exclusion {
 
 // Session is a player's time at the kiosk, from login to logout.
 type Session struct {
-	Open      bool
-	Start     time.Time
-	Due       time.Time // the next reality check: recorded with the start and each acknowledgement
-	Staked    Cents
-	Won       Cents
+	Open   bool
+	Start  time.Time
+	Due    time.Time // the next reality check: recorded with the start and each acknowledgement
+	Staked Cents
+	Won    Cents
 }
 
 // Net is what the session won less what it staked.
