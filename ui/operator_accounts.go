@@ -559,13 +559,19 @@ func recordLine(r engine.AccountRecord) string {
 	return fmt.Sprintf("%s   %s   (%s)", when(r.Time), strings.TrimSpace(what), r.Actor)
 }
 
-// deskError is the attendant's message for an account operation refused.
+// deskError is the attendant's message for an account operation, or a
+// credit, refused.
 func deskError(err error) string {
 	var id *engine.IdentityError
 	var card *engine.CardError
 	var excluded *engine.ExcludedError
 	var pending *engine.PendingError
+	var limit *engine.LimitError
 	switch {
+	case errors.As(err, &limit) && limit.Limit.Kind == engine.LimitDeposit:
+		return depositRefusal(limit)
+	case errors.As(err, &limit):
+		return limitText(limit)
 	case errors.As(err, &id):
 		return identityRefusal(id)
 	case errors.As(err, &card), errors.Is(err, engine.ErrUnknownCard):
@@ -576,6 +582,12 @@ func deskError(err error) string {
 		return lang.L("PIN refused: 4 to 8 digits, not easy to guess (not 0000, 1234 or 1212). The player types another one.")
 	case errors.As(err, &excluded) && excluded.Shorter:
 		return lang.L("Refused: a longer break is in force ({{.Until}}); a break cannot be shortened.", map[string]any{"Until": breakLine(excluded.Break)})
+	case errors.As(err, &excluded):
+		return lang.L("Refused: the player is on a break ({{.Until}}).", map[string]any{"Until": breakLine(excluded.Break)})
+	case errors.Is(err, engine.ErrListed):
+		return lang.L("Refused: the holder is on the exclusion list.")
+	case errors.Is(err, engine.ErrAccountIncomplete):
+		return lang.L("Refused: this wallet from before accounts must first be completed (Accounts tab).")
 	case errors.Is(err, engine.ErrNotHeld):
 		return lang.L("No prize of this ticket is held for this account.")
 	case errors.Is(err, engine.ErrIdentityNotChecked):
@@ -586,6 +598,17 @@ func deskError(err error) string {
 		return lang.L("No such account.")
 	}
 	return lang.L("Error: {{.Err}}", map[string]any{"Err": err.Error()})
+}
+
+// depositRefusal says which deposit limit refused a credit, how much of it
+// is used, and when the credit fits (never, when it is above the limit).
+func depositRefusal(e *engine.LimitError) string {
+	data := map[string]any{"Limit": limitName(e.Limit), "Used": money(e.Used), "Max": money(e.Max), "Amount": money(e.Amount)}
+	if e.Frees.IsZero() {
+		return lang.L("{{.Limit}}: a deposit of {{.Amount}} is over the limit of {{.Max}}.", data)
+	}
+	data["Date"] = when(e.Frees)
+	return lang.L("{{.Limit}} reached: {{.Used}} deposited of {{.Max}}. A deposit of {{.Amount}} fits from {{.Date}}.", data)
 }
 
 // identityRefusal says why an account cannot be opened for an identity.

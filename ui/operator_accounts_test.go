@@ -555,3 +555,31 @@ func TestEnglishPanelAccounts(t *testing.T) {
 		t.Error("the form's keypad does not speak English")
 	}
 }
+
+// A credit at the Cash tab is a deposit: refused by a deposit limit, it
+// says which, how much is used, and from when it fits.
+func TestPanelCreditOverDepositLimit(t *testing.T) {
+	r := newPanelRig(t, ui.Options{}, engine.Protection{})
+	a := openAccount(t, r.svc, "D1", engine.Limits{depositWeek: 5_000, stakeWeek: 5_000}, 0)
+	p := r.login(t)
+	p.Select(ui.TabFunds)
+	p.FundsPlayer().SetText(a.Player)
+	p.LoadFunds()
+	r.k.Wait()
+	credit := func(amount string) string {
+		p.AmountEntry().SetText(amount)
+		test.Tap(p.CreditButton())
+		tapButton(t, r, "Confirmer")
+		return p.FundsResult()
+	}
+	if got, want := credit("60"), "Limite de dépôts sur 7 jours : un dépôt de 60,00 € dépasse la limite de 50,00 €."; got != want {
+		t.Fatalf("a credit over the limit: %q, want %q", got, want)
+	}
+	credit("30")
+	if got, want := credit("30"), "Limite de dépôts sur 7 jours atteinte : 30,00 € déposés sur 50,00 €. Un dépôt de 30,00 € sera possible à partir du "; !strings.HasPrefix(got, want) {
+		t.Fatalf("a credit past the room left: %q, want %q…", got, want)
+	}
+	if bal := r.balance(t, a.Player); bal != 3_000 {
+		t.Fatalf("balance %s", bal)
+	}
+}

@@ -217,7 +217,7 @@ func (v *cashView) moveFunds(isCredit bool, player string, a engine.Cents) {
 				if errors.Is(err, engine.ErrInsufficientFunds) {
 					v.result.SetText(lang.L("Refused: a payout cannot exceed the funds"))
 				} else {
-					v.result.SetText(lang.L("Refused: {{.Err}}", map[string]any{"Err": err.Error()}))
+					v.result.SetText(deskError(err))
 				}
 				return
 			}
