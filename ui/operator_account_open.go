@@ -79,9 +79,10 @@ func (v *accountsView) openForm(player string) {
 	left := container.NewVBox(identity, heading(lang.L("Limits")), hint, table)
 	right := container.NewVBox(heading(lang.L("Card PIN")), f.pin.content)
 	foot := container.NewBorder(nil, nil, nil, container.NewHBox(cancel, tall(f.submit, stakeButtonHeight)), f.message)
-	v.setForm(container.NewBorder(heading(title), foot, nil, nil,
-		container.New(halves{}, container.NewVScroll(left), container.NewVScroll(card(right)))))
+	pin := container.NewVBox(container.NewCenter(container.New(minWidth(520), card(right))))
+	v.setForm(container.NewBorder(heading(title), foot, nil, nil, container.New(halves{}, container.NewVScroll(left), container.NewVScroll(pin))))
 	v.form, v.pin = f, f.pin
+	v.p.say("", false)
 	v.p.k.win.Canvas().Focus(f.holder)
 }
 
@@ -316,6 +317,7 @@ func (v *accountsView) newPINForm(s *shownAccount) {
 	cancel := widget.NewButtonWithIcon(lang.L("Cancel"), theme.CancelIcon(), v.back)
 	title := lang.L("New PIN for card {{.Card}}", map[string]any{"Card": s.acct.Card.Spaced()})
 	foot := container.NewBorder(nil, nil, nil, container.NewHBox(cancel, tall(send, stakeButtonHeight)), message)
-	v.setForm(container.NewBorder(heading(title), foot, nil, nil, container.NewCenter(container.New(minWidth(420), card(pin.content)))))
+	v.setForm(container.NewBorder(heading(title), foot, nil, nil, container.NewCenter(container.New(minWidth(520), card(pin.content)))))
 	v.pin = pin
+	v.p.say("", false)
 }

@@ -242,6 +242,10 @@ func (v *accountsView) show(player string, looked bool) {
 			if i := slices.Index(v.players, player); i >= 0 && v.list.SelectedIndex() != i {
 				v.list.SetSelectedIndex(i)
 			}
+			if looked {
+				v.p.say("", false) // what was said of another account
+				v.card.SetText(s.acct.Card.Spaced())
+			}
 			v.setBody(v.accountPage(&s))
 			v.onPage = player
 		}
@@ -309,7 +313,9 @@ func (v *accountsView) accountPage(s *shownAccount) fyne.CanvasObject {
 	}
 	right.Add(heading(lang.L("Movements (newest first)")))
 	right.Add(lines(moves, theme.ColorNameForeground))
-	return container.New(halves{}, container.NewVScroll(left), container.NewVScroll(right))
+	// The right column keeps clear of the scroll bar.
+	inset := layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding())
+	return container.New(halves{}, container.NewVScroll(left), container.NewVScroll(container.New(inset, right)))
 }
 
 // lines shows texts a line each, wrapped to the width they are given.

@@ -49,7 +49,7 @@ func NewPINPad(attendants []string) *PINPad {
 			p.entry.SetText("")
 		})
 		p.who.SetSelected(p.name)
-		top = append(top, container.NewBorder(nil, nil, dimLabel(lang.L("Attendant")), nil, tall(p.who, stakeButtonHeight)))
+		top = append(top, container.NewBorder(nil, nil, dimLabel(lang.L("Attendant")), nil, keyCap(p.who, stakeButtonHeight)))
 	}
 	p.message = widget.NewLabel(prompt)
 	p.message.Wrapping = fyne.TextWrapWord
