@@ -114,7 +114,7 @@ func (v *accountsView) askBreak(s *shownAccount) {
 	var d dialog.Dialog
 	grid := container.NewGridWithColumns(2)
 	for _, b := range engine.Breaks {
-		grid.Add(tall(widget.NewButton(breakName(b), func() {
+		grid.Add(keyCap(widget.NewButton(breakName(b), func() {
 			d.Hide()
 			v.confirmBreak(s, b)
 		}), stakeButtonHeight))
@@ -159,7 +159,8 @@ func (v *accountsView) askUnlock(s *shownAccount) {
 		v.newPINForm(s)
 	})
 	msg := wordy(lang.L("The card was locked after too many wrong PINs. Unlock it with its PIN, or with a new PIN the player types twice, the holder present."))
-	d = dialog.NewCustom(lang.L("Unlock the card"), lang.L("Cancel"), container.NewVBox(msg, container.NewGridWithColumns(2, same, fresh)), v.p.k.win)
+	d = dialog.NewCustom(lang.L("Unlock the card"), lang.L("Cancel"), container.NewVBox(msg,
+		container.NewGridWithColumns(2, keyCap(same, stakeButtonHeight), keyCap(fresh, stakeButtonHeight))), v.p.k.win)
 	d.Resize(fyne.NewSize(600, 260))
 	d.Show()
 }

@@ -244,8 +244,8 @@ func (v *accountsView) show(player string, looked bool) {
 			}
 			if looked {
 				v.p.say("", false) // what was said of another account
-				v.card.SetText(s.acct.Card.Spaced())
 			}
+			v.card.SetText(s.acct.Card.Spaced()) // "" for a former wallet
 			v.setBody(v.accountPage(&s))
 			v.onPage = player
 		}
@@ -453,7 +453,7 @@ func (v *accountsView) accountActions(s *shownAccount) fyne.CanvasObject {
 	brk := widget.NewButtonWithIcon(lang.L("Record a break"), theme.MediaPauseIcon(), func() { v.askBreak(s) })
 	row := container.NewVBox(brk)
 	if a.PINLocked {
-		unlock := widget.NewButtonWithIcon(lang.L("Unlock the card"), theme.VisibilityIcon(), func() { v.askUnlock(s) })
+		unlock := widget.NewButtonWithIcon(lang.L("Unlock the card"), theme.LoginIcon(), func() { v.askUnlock(s) })
 		unlock.Importance = widget.HighImportance
 		row.Add(unlock)
 	}
