@@ -194,3 +194,12 @@ func (p *OperatorPanel) CardPINPrompt() (prompt, message string) {
 
 // Message is the line under the panel's tabs.
 func (p *OperatorPanel) Message() string { return p.message.Text }
+
+// ChooseAccount chooses the account named name in the Accounts tab's list,
+// as a tap on it does (the account it shows is read meanwhile: one result
+// at a time, as Select does).
+func (p *OperatorPanel) ChooseAccount(name string) {
+	p.k.applying.Lock()
+	defer p.k.applying.Unlock()
+	p.accounts.list.SetSelected(name)
+}

@@ -265,13 +265,13 @@ func (k *Kiosk) closePanel() {
 	k.oper.actor = ""
 	k.leaveRecall()
 	k.showFront(k.front) // the player's screen (the login, a lock) waited behind the panel
+	k.touched()
 	if k.player != "" {
 		k.loadHistory(0)
 	}
 	if k.sess != nil {
 		k.settled() // at once what the attendant did: a prize paid lifts the lock
 	}
-	k.touched()
 }
 
 // replayForOperator shows the board replaying s, with a bar leading back

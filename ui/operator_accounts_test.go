@@ -359,7 +359,7 @@ func TestPanelCompleteFormerWallet(t *testing.T) {
 	if opts := p.AccountList().Options; !slices.Equal(opts, []string{"alice · à compléter"}) {
 		t.Fatalf("the list offers %q", opts)
 	}
-	p.AccountList().SetSelected("alice · à compléter")
+	p.ChooseAccount("alice · à compléter")
 	r.k.Wait()
 	if !shows(r, "Portefeuille d'avant les comptes") || !shows(r, "42,00 €") {
 		t.Fatal("the former wallet is not shown")
