@@ -79,8 +79,11 @@ type shownAccount struct {
 	ledger  []engine.LedgerEntry
 }
 
-// accountLedgerLines is how many of the account's movements are shown.
-const accountLedgerLines = 30
+// How many of the account's records and movements are shown, newest first.
+const (
+	accountLogLines    = 60
+	accountLedgerLines = 30
+)
 
 func newAccountsView(p *OperatorPanel, d AccountDesk) *accountsView {
 	v := &accountsView{p: p, d: d}
@@ -118,21 +121,17 @@ func (v *accountsView) build() fyne.CanvasObject {
 	return container.NewBorder(v.top, nil, nil, nil, v.body)
 }
 
-// checkCard checks the card number as it is typed: its check digit once
-// the ten digits are there.
+// checkCard checks the card number as it is typed: a character that is
+// not a digit at once, the check digit once the ten digits are there (a
+// length is said when the card is looked up).
 func (v *accountsView) checkCard() {
-	digits := strings.Map(func(r rune) rune {
-		if r == ' ' || r == '-' {
-			return -1
-		}
-		return r
-	}, v.card.Text)
-	switch _, err := engine.ParseCard(v.card.Text); {
-	case err == nil, len(digits) < 10:
-		v.say("")
-	default:
+	var bad *engine.CardError
+	_, err := engine.ParseCard(v.card.Text)
+	if strings.TrimSpace(v.card.Text) != "" && errors.As(err, &bad) && bad.Problem != engine.CardLength {
 		v.say(loginRefusal(err))
+		return
 	}
+	v.say("")
 }
 
 // say writes why the card typed is refused, under it ("": nothing, and
@@ -204,7 +203,7 @@ func (v *accountsView) setList(list []engine.Account) {
 	}
 }
 
-// accountName names an account in the list and in messages.
+// accountName names an account in the list.
 func accountName(a engine.Account) string {
 	if !a.Complete {
 		return lang.L("{{.Wallet}} · to be completed", map[string]any{"Wallet": a.Player})
@@ -302,8 +301,11 @@ func (v *accountsView) accountPage(s *shownAccount) fyne.CanvasObject {
 		}
 	}
 	var log []string
-	for i := len(s.log) - 1; i >= 0; i-- {
+	for i := len(s.log) - 1; i >= 0 && len(log) < accountLogLines; i-- {
 		log = append(log, recordLine(s.log[i]))
+	}
+	if older := len(s.log) - len(log); older > 0 {
+		log = append(log, lang.L("… and {{.N}} earlier records", nth(older)))
 	}
 	right.Add(heading(lang.L("Account log (newest first)")))
 	right.Add(lines(log, theme.ColorNameForeground))
