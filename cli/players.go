@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"starfortune/engine"
+	"starfortune/present"
 )
 
 // The player accounts at the command line (SPEC §10): support staff open
@@ -529,13 +529,7 @@ func registerFlags(fs *flag.FlagSet) func(*call) error {
 		case c.json:
 			return json.NewEncoder(c.out).Encode(lines)
 		case *asCSV:
-			w := csv.NewWriter(c.out)
-			w.Write([]string{"seq", "time", "kind", "player", "holder", "document", "ticket", "amount_eur", "detail", "actor"})
-			for _, l := range lines {
-				w.Write([]string{fmt.Sprint(l.Seq), l.Time, l.Kind, l.Player, l.Holder, l.Document, l.Ticket, engine.Cents(l.Cents).Euros(), l.Detail, l.Actor})
-			}
-			w.Flush()
-			return w.Error()
+			return present.RegisterCSV(c.out, reg)
 		}
 		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "TIME\tKIND\tHOLDER\tTICKET\tAMOUNT\tDETAIL\tBY")

@@ -84,3 +84,26 @@ func HistoryCSV(w io.Writer, sales []engine.Sale) error {
 	cw.Flush()
 	return cw.Error()
 }
+
+// RegisterCSV writes the register of large wins (prizes set aside or
+// held, identity checks, hand-pays) as CSV with a header line: the record's
+// number, its time in RFC 3339 (UTC), its kind, the account's wallet, the
+// holder and their document, the ticket, the amount in euros with a point,
+// the detail (the document seen; a hand-pay's "method|reference") and who
+// did it.
+func RegisterCSV(w io.Writer, register []engine.RegisterEntry) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"seq", "time", "kind", "player", "holder", "document", "ticket", "amount_eur", "detail", "actor"}); err != nil {
+		return err
+	}
+	for _, e := range register {
+		r := e.Record
+		row := []string{strconv.FormatUint(r.Seq, 10), r.Time.UTC().Format(time.RFC3339), r.Kind.String(), r.Player, e.Holder, e.Document,
+			r.Ticket.String(), r.Amount.Euros(), r.Text, r.Actor}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -21,8 +21,8 @@ type gameOnly struct{ ui.Game }
 // window shows the error in a dialog.
 type pinUnreadable struct{ *engine.Service }
 
-func (pinUnreadable) PINSet(context.Context) (bool, error) {
-	return false, errors.New("the store cannot be read")
+func (pinUnreadable) Attendants(context.Context) ([]string, error) {
+	return nil, errors.New("the store cannot be read")
 }
 
 // board is what the player's keys could change: the units sold, their

@@ -151,3 +151,55 @@ func (k *Kiosk) Tick() { k.tick(k.sess) }
 // Label is a big button's text (JOUER, GO, the keypad's and the player's
 // screens' buttons).
 func (b *bigButton) Label() string { return b.Text }
+
+// LookUpCard types c in the Accounts tab's card entry and shows its account.
+func (p *OperatorPanel) LookUpCard(c string) {
+	p.accounts.card.SetText(c)
+	p.accounts.lookUp()
+}
+
+// CardStatus is what the Accounts tab says of the card number typed.
+func (p *OperatorPanel) CardStatus() string { return p.accounts.status.Text }
+
+// AccountList is the Accounts tab's list of accounts.
+func (p *OperatorPanel) AccountList() *widget.Select { return p.accounts.list }
+
+// OpenForm is the account-opening form's entries, while it shows: the
+// holder, the date of birth, the document's type and number, the limits.
+func (p *OperatorPanel) OpenForm() (holder, born *widget.Entry, docType *widget.SelectEntry, docNo *widget.Entry, limits map[engine.LimitKey]*widget.Entry) {
+	f := p.accounts.form
+	return f.holder, f.born, f.docType, f.docNo, f.limits
+}
+
+// TypeCardPIN taps keys on the Accounts tab's keypad, where the player
+// types the card's PIN: digits, '<' the correction, '=' the validation.
+func (p *OperatorPanel) TypeCardPIN(keys string) {
+	pad := p.accounts.pin.pad
+	for _, c := range keys {
+		switch c {
+		case '<':
+			test.Tap(pad.back)
+		case '=':
+			test.Tap(pad.enter)
+		default:
+			test.Tap(pad.digits[c-'0'])
+		}
+	}
+}
+
+// CardPINPrompt is what the Accounts tab's PIN keypad asks, and its message.
+func (p *OperatorPanel) CardPINPrompt() (prompt, message string) {
+	return p.accounts.pin.prompt.Text, p.accounts.pin.message.Text
+}
+
+// Message is the line under the panel's tabs.
+func (p *OperatorPanel) Message() string { return p.message.Text }
+
+// ChooseAccount chooses the account named name in the Accounts tab's list,
+// as a tap on it does (the account it shows is read meanwhile: one result
+// at a time, as Select does).
+func (p *OperatorPanel) ChooseAccount(name string) {
+	p.k.applying.Lock()
+	defer p.k.applying.Unlock()
+	p.accounts.list.SetSelected(name)
+}

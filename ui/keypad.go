@@ -28,7 +28,11 @@ type keypad struct {
 // keypadKeyHeight is the height of a key: about 15 mm on a kiosk's screen.
 const keypadKeyHeight = 84
 
-func newKeypad() *keypad {
+func newKeypad() *keypad { return newKeypadOf(keypadKeyHeight) }
+
+// newKeypadOf is a keypad whose keys are h high (the operator panel's,
+// beside a form, are a little lower).
+func newKeypadOf(h float32) *keypad {
 	p := &keypad{}
 	p.ExtendBaseWidget(p)
 	for d := range p.digits {
@@ -48,11 +52,11 @@ func newKeypad() *keypad {
 	})
 	grid := container.NewGridWithColumns(3)
 	for _, d := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9} {
-		grid.Add(keyCap(p.digits[d], keypadKeyHeight))
+		grid.Add(keyCap(p.digits[d], h))
 	}
-	grid.Add(keyCap(p.back, keypadKeyHeight))
-	grid.Add(keyCap(p.digits[0], keypadKeyHeight))
-	grid.Add(keyCap(p.enter, keypadKeyHeight))
+	grid.Add(keyCap(p.back, h))
+	grid.Add(keyCap(p.digits[0], h))
+	grid.Add(keyCap(p.enter, h))
 	p.content = grid
 	return p
 }

@@ -23,9 +23,11 @@ import (
 // Operator is what the operator panel needs of the engine, besides Game.
 // *engine.Service satisfies it.
 type Operator interface {
-	// PINSet reports whether an operator PIN exists (none: panel disabled).
-	PINSet(ctx context.Context) (bool, error)
-	// Login checks the PIN for actor; *engine.PINError, *engine.LockedError, engine.ErrNoPIN.
+	// Attendants lists who may log in, the first attendant first (none:
+	// no operator PIN is set, the panel is disabled).
+	Attendants(ctx context.Context) ([]string, error)
+	// Login checks the PIN of the attendant named actor; *engine.PINError,
+	// *engine.LockedError, engine.ErrNoPIN.
 	Login(ctx context.Context, actor, pin string) error
 	// PINStatus says whether the PIN in force meets the rule, and the lockout.
 	PINStatus(ctx context.Context) (engine.PINStatus, error)
@@ -50,10 +52,6 @@ type Operator interface {
 
 var _ Operator = (*engine.Service)(nil)
 
-// operatorActor names the attendant at the window in the ledger and the
-// operator log.
-const operatorActor = "operator"
-
 // OperatorShortcut opens the operator panel (after the PIN).
 var OperatorShortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl | fyne.KeyModifierShift}
 
@@ -64,6 +62,9 @@ type operatorState struct {
 	padDlg dialog.Dialog
 	panel  *OperatorPanel
 	corner *cornerPress
+	// actor is the attendant whose PIN was last accepted: the panel acts
+	// under their name in the operator log, the ledger and the account log.
+	actor string
 	// replaying: the panel is set aside while the board replays a unit.
 	replaying bool
 }
@@ -110,7 +111,7 @@ func (k *Kiosk) askToClose() {
 }
 
 // askPIN shows the PIN pad (or why it cannot) and runs then once the
-// engine accepted the PIN.
+// engine accepted the PIN of the attendant chosen on it.
 func (k *Kiosk) askPIN(title string, then func()) {
 	if k.oper.pad != nil {
 		return
@@ -121,26 +122,26 @@ func (k *Kiosk) askPIN(title string, then func()) {
 	}
 	op := k.oper.op
 	k.call(false, func(ctx context.Context) func() {
-		set, err := op.PINSet(ctx)
+		names, err := op.Attendants(ctx)
 		return func() {
 			switch {
 			case err != nil:
 				k.showOperatorError(err)
-			case !set:
+			case len(names) == 0:
 				msg := widget.NewLabel(lang.L("The operator panel is disabled: no operator PIN is set. Set one on the command line: starfortune operator set-pin"))
 				msg.Wrapping = fyne.TextWrapWord
 				d := dialog.NewCustom(lang.L("Operator access"), lang.L("OK"), msg, k.win)
 				d.Resize(fyne.NewSize(520, 240))
 				d.Show()
 			default:
-				k.showPINPad(title, then)
+				k.showPINPad(title, names, then)
 			}
 		}
 	})
 }
 
-func (k *Kiosk) showPINPad(title string, then func()) {
-	pad := NewPINPad()
+func (k *Kiosk) showPINPad(title string, attendants []string, then func()) {
+	pad := NewPINPad(attendants)
 	k.oper.pad = pad
 	d := dialog.NewCustomWithoutButtons(title, pad, k.win)
 	k.oper.padDlg = d
@@ -151,9 +152,9 @@ func (k *Kiosk) showPINPad(title string, then func()) {
 	pad.OnCancel = closePad
 	pad.OnSubmit = func(pin string) {
 		pad.SetBusy(true)
-		op := k.oper.op
+		op, name := k.oper.op, pad.Attendant()
 		k.call(false, func(ctx context.Context) func() {
-			err := op.Login(ctx, operatorActor, pin)
+			err := op.Login(ctx, name, pin)
 			return func() {
 				pad.SetBusy(false)
 				if err != nil {
@@ -161,11 +162,12 @@ func (k *Kiosk) showPINPad(title string, then func()) {
 					return
 				}
 				closePad()
+				k.oper.actor = name
 				then()
 			}
 		})
 	}
-	d.Resize(fyne.NewSize(440, 560))
+	d.Resize(pad.dialogSize())
 	d.Show()
 	k.win.Canvas().Focus(pad.entry)
 }
@@ -260,10 +262,16 @@ func (k *Kiosk) closePanel() {
 	k.oper.panel.closed()
 	k.oper.panel, k.oper.replaying = nil, false
 	k.recordOperator("logout", "")
+	k.oper.actor = ""
 	k.leaveRecall()
-	k.win.SetContent(k.content)
-	k.loadHistory(0)
+	k.showFront(k.front) // the player's screen (the login, a lock) waited behind the panel
 	k.touched()
+	if k.player != "" {
+		k.loadHistory(0)
+	}
+	if k.sess != nil {
+		k.settled() // at once what the attendant did: a prize paid lifts the lock
+	}
 }
 
 // replayForOperator shows the board replaying s, with a bar leading back
@@ -299,13 +307,14 @@ func (k *Kiosk) leaveKiosk() {
 	k.win.SetCloseIntercept(func() { k.win.Close() })
 }
 
-// recordOperator appends an action of the panel to the operator log.
+// recordOperator appends an action of the panel to the operator log, by
+// the attendant logged in.
 func (k *Kiosk) recordOperator(action, detail string) { k.recordOperatorThen(action, detail, nil) }
 
 // recordOperatorThen records the action, then runs then (if set) on the UI
 // thread, whether or not the record could be written (it is logged).
 func (k *Kiosk) recordOperatorThen(action, detail string, then func()) {
-	op := k.oper.op
+	op, actor := k.oper.op, k.oper.actor
 	if op == nil {
 		if then != nil {
 			then()
@@ -313,7 +322,7 @@ func (k *Kiosk) recordOperatorThen(action, detail string, then func()) {
 		return
 	}
 	k.call(false, func(ctx context.Context) func() {
-		err := op.RecordOperator(ctx, operatorActor, action, detail)
+		err := op.RecordOperator(ctx, actor, action, detail)
 		return func() {
 			if err != nil {
 				fyne.LogError("operator log", err)

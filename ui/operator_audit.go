@@ -58,7 +58,7 @@ func (v *auditView) start() {
 		if err != nil {
 			detail = "could not run: " + err.Error()
 		}
-		v.p.op.RecordOperator(ctx, operatorActor, "audit", detail)
+		v.p.op.RecordOperator(ctx, v.p.actor, "audit", detail)
 		return func() {
 			v.run.Enable()
 			if err != nil {

@@ -90,7 +90,7 @@ func (v *blocksView) export() {
 	v.p.call(func(ctx context.Context) func() {
 		path, err := writeExport(dir, "blocs", func(f *os.File) error { return present.BlockReportCSV(f, rep) })
 		if err == nil {
-			v.p.op.RecordOperator(ctx, operatorActor, "export", "block report to "+path)
+			v.p.op.RecordOperator(ctx, v.p.actor, "export", "block report to "+path)
 		}
 		return func() {
 			if err != nil {

@@ -155,6 +155,12 @@ func (v *cashView) showFunds(player string, bal engine.Cents, entries []engine.L
 }
 
 func ledgerRow(l engine.LedgerEntry) fyne.CanvasObject {
+	return &canvas.Text{Text: ledgerText(l), Color: colText, TextSize: 15}
+}
+
+// ledgerText words a ledger entry: its number, when, what, the money
+// moved, the balance after, and who moved it.
+func ledgerText(l engine.LedgerEntry) string {
 	var move string
 	switch {
 	case l.Credit > 0 && l.Debit > 0:
@@ -169,8 +175,7 @@ func ledgerRow(l engine.LedgerEntry) fyne.CanvasObject {
 	if l.Kind == engine.LedgerSale {
 		kind += " " + l.Ticket.String()
 	}
-	txt := fmt.Sprintf("%s   %s   %s   %s   → %s   (%s)", lang.L("No. {{.N}}", nth(int(l.Seq))), when(l.Time), kind, move, money(l.Balance), l.Actor)
-	return &canvas.Text{Text: txt, Color: colText, TextSize: 15}
+	return fmt.Sprintf("%s   %s   %s   %s   → %s   (%s)", lang.L("No. {{.N}}", nth(int(l.Seq))), when(l.Time), kind, move, money(l.Balance), l.Actor)
 }
 
 // confirmFunds asks before a credit or a payout, then moves the money.
@@ -201,7 +206,7 @@ func (v *cashView) moveFunds(isCredit bool, player string, a engine.Cents) {
 		if isCredit {
 			move = v.p.op.OperatorCredit
 		}
-		l, err := move(ctx, operatorActor, player, a)
+		l, err := move(ctx, v.p.actor, player, a)
 		var entries []engine.LedgerEntry
 		if err == nil {
 			entries, err = v.p.op.LedgerPage(ctx, player, 12)
@@ -212,7 +217,7 @@ func (v *cashView) moveFunds(isCredit bool, player string, a engine.Cents) {
 				if errors.Is(err, engine.ErrInsufficientFunds) {
 					v.result.SetText(lang.L("Refused: a payout cannot exceed the funds"))
 				} else {
-					v.result.SetText(lang.L("Refused: {{.Err}}", map[string]any{"Err": err.Error()}))
+					v.result.SetText(deskError(err))
 				}
 				return
 			}

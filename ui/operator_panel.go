@@ -14,33 +14,37 @@ import (
 	"starfortune/engine"
 )
 
-// OperatorPanel is the attendant's page, open after the PIN: a tab per
-// job (ticket look-up, players' histories, cash, blocks, audit, system),
-// each its own view. Every action goes to the operator log.
+// OperatorPanel is the attendant's page, open after their PIN: a tab per
+// job (ticket look-up, players' histories, accounts, cash, blocks, audit,
+// system), each its own view. Every action goes to the operator log, the
+// ledger or the account log under the attendant's name.
 type OperatorPanel struct {
 	widget.BaseWidget
 
-	k    *Kiosk
-	op   Operator
-	tabs *container.AppTabs
+	k     *Kiosk
+	op    Operator
+	actor string // the attendant logged in
+	tabs  *container.AppTabs
 
-	ticket  *ticketView
-	players *playersView
-	cash    *cashView
-	blocks  *blocksView
-	audit   *auditView
-	system  *systemView
-	fleet   *fleetView    // nil on a lone kiosk
-	ids     []int         // the Tab… of each of tabs' items, in order
-	message *widget.Label // last export or error, under the tabs
+	ticket   *ticketView
+	players  *playersView
+	accounts *accountsView // nil unless the kiosk plays real money from accounts
+	cash     *cashView
+	blocks   *blocksView
+	audit    *auditView
+	system   *systemView
+	fleet    *fleetView    // nil on a lone kiosk
+	ids      []int         // the Tab… of each of tabs' items, in order
+	message  *widget.Label // last export or error, under the tabs
 
 	content fyne.CanvasObject
 }
 
 func newOperatorPanel(k *Kiosk) *OperatorPanel {
-	p := &OperatorPanel{k: k, op: k.oper.op}
+	p := &OperatorPanel{k: k, op: k.oper.op, actor: k.oper.actor}
 	p.ExtendBaseWidget(p)
 	title := &canvas.Text{Text: lang.L("OPERATOR PANEL"), Color: colGold, TextSize: 26, TextStyle: fyne.TextStyle{Bold: true}}
+	who := &canvas.Text{Text: lang.L("Attendant: {{.Name}}", map[string]any{"Name": p.actor}), Color: colDim, TextSize: 17}
 	closeBtn := widget.NewButtonWithIcon(lang.L("Close the panel"), theme.LogoutIcon(), k.closePanel)
 	closeBtn.Importance = widget.HighImportance
 	p.message = widget.NewLabel("")
@@ -54,6 +58,10 @@ func newOperatorPanel(k *Kiosk) *OperatorPanel {
 	}
 	add(TabTicket, lang.L("Ticket"), theme.SearchIcon(), p.ticket.content)
 	add(TabPlayers, lang.L("Players"), theme.AccountIcon(), p.players.content)
+	if d, ok := k.acc.(AccountDesk); ok {
+		p.accounts = newAccountsView(p, d)
+		add(TabAccounts, lang.L("Accounts"), theme.DocumentIcon(), p.accounts.content)
+	}
 	add(TabFunds, lang.L("Cash"), theme.ContentAddIcon(), p.cash.content)
 	if p.op.InFleet() { // its blocks are the central's: the Fleet tab shows them
 		p.fleet = newFleetView(p)
@@ -65,7 +73,7 @@ func newOperatorPanel(k *Kiosk) *OperatorPanel {
 	add(TabSystem, lang.L("System"), theme.SettingsIcon(), p.system.content)
 	p.tabs = container.NewAppTabs(items...)
 	p.tabs.OnSelected = func(t *container.TabItem) { p.tabShown(p.selected()) }
-	header := container.NewBorder(nil, nil, title, closeBtn)
+	header := container.NewBorder(nil, nil, container.NewHBox(title, container.NewCenter(who)), closeBtn)
 	bg := &canvas.Rectangle{FillColor: colNight}
 	p.content = container.NewStack(bg, container.NewBorder(container.NewPadded(header), container.NewPadded(p.message), nil, nil, p.tabs))
 	return p
@@ -76,7 +84,8 @@ func (p *OperatorPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(p.content)
 }
 
-// The tabs. A kiosk of a fleet has TabFleet in the place of TabBlocks.
+// The tabs. A kiosk of a fleet has TabFleet in the place of TabBlocks; a
+// kiosk playing real money from accounts has TabAccounts after TabPlayers.
 const (
 	TabTicket = iota
 	TabPlayers
@@ -85,6 +94,7 @@ const (
 	TabAudit
 	TabSystem
 	TabFleet
+	TabAccounts
 )
 
 // tab is the item of tab id (nil when this panel has none).
@@ -136,6 +146,8 @@ func (p *OperatorPanel) tabShown(i int) {
 		p.fleet.shown()
 	case TabPlayers, TabFunds:
 		p.loadPlayers()
+	case TabAccounts:
+		p.accounts.load()
 	case TabBlocks:
 		p.blocks.load()
 	case TabSystem:

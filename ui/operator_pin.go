@@ -11,14 +11,18 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
-// PINPad asks for the operator PIN: a password entry (the keyboard works)
-// and an on-screen keypad for touch screens. The digits are never shown.
+// PINPad asks who the attendant is and their PIN: the attendants' names
+// to choose from (the first chosen; no choice when there is only one), a
+// password entry (the keyboard works) and an on-screen keypad for touch
+// screens. The digits are never shown.
 type PINPad struct {
 	widget.BaseWidget
 
 	OnSubmit func(pin string)
 	OnCancel func()
 
+	who     *widget.Select // nil: one attendant
+	name    string         // the attendant chosen
 	entry   *widget.Entry
 	message *widget.Label
 	ok      *widget.Button
@@ -28,14 +32,26 @@ type PINPad struct {
 	content fyne.CanvasObject
 }
 
-// NewPINPad returns an empty pad.
-func NewPINPad() *PINPad {
-	p := &PINPad{}
+// NewPINPad returns an empty pad for the attendants named (at least one),
+// the first one chosen.
+func NewPINPad(attendants []string) *PINPad {
+	p := &PINPad{name: attendants[0]}
 	p.ExtendBaseWidget(p)
 	p.entry = widget.NewPasswordEntry()
 	p.entry.SetPlaceHolder(lang.L("Operator PIN"))
 	p.entry.OnSubmitted = func(string) { p.submit() }
-	p.message = widget.NewLabel(lang.L("Type the operator PIN"))
+	prompt := lang.L("Type the operator PIN")
+	var top []fyne.CanvasObject
+	if len(attendants) > 1 {
+		prompt = lang.L("Choose your name, then type your PIN")
+		p.who = widget.NewSelect(attendants, func(name string) {
+			p.name = name
+			p.entry.SetText("")
+		})
+		p.who.SetSelected(p.name)
+		top = append(top, container.NewBorder(nil, nil, dimLabel(lang.L("Attendant")), nil, keyCap(p.who, stakeButtonHeight)))
+	}
+	p.message = widget.NewLabel(prompt)
 	p.message.Wrapping = fyne.TextWrapWord
 	p.message.Alignment = fyne.TextAlignCenter
 	grid := container.NewGridWithColumns(3)
@@ -57,8 +73,18 @@ func NewPINPad() *PINPad {
 	})
 	// Room for three lines: a lockout's message wraps, and the dialog
 	// does not grow once shown.
-	p.content = container.NewVBox(tall(p.message, 3*theme.TextSize()+4*theme.InnerPadding()), p.entry, grid, p.cancel)
+	top = append(top, tall(p.message, 3*theme.TextSize()+4*theme.InnerPadding()), p.entry, grid, p.cancel)
+	p.content = container.NewVBox(top...)
 	return p
+}
+
+// dialogSize is the size of the dialog the pad shows in: room for the
+// names' choice when there is one.
+func (p *PINPad) dialogSize() fyne.Size {
+	if p.who != nil {
+		return fyne.NewSize(440, 620)
+	}
+	return fyne.NewSize(440, 560)
 }
 
 // keyCap outlines a key (of a keypad, of a panel) at least h high, so that
@@ -104,6 +130,12 @@ func (p *PINPad) Fail(msg string) {
 	p.message.Importance = widget.DangerImportance
 	p.message.SetText(msg)
 }
+
+// Attendant is the name of the attendant chosen, whose PIN is typed.
+func (p *PINPad) Attendant() string { return p.name }
+
+// Attendants is the choice of names, nil when there is only one attendant.
+func (p *PINPad) Attendants() *widget.Select { return p.who }
 
 // Entry is the PIN's password entry.
 func (p *PINPad) Entry() *widget.Entry { return p.entry }

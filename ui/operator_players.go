@@ -83,7 +83,7 @@ func (v *playersView) show(i int) {
 			err = werr
 		}
 		if err == nil && i == 0 {
-			v.p.op.RecordOperator(ctx, operatorActor, "history", "player "+player)
+			v.p.op.RecordOperator(ctx, v.p.actor, "history", "player "+player)
 		}
 		return func() {
 			if err != nil {
@@ -147,7 +147,7 @@ func (v *playersView) exportHistory() {
 			path, err = writeExport(dir, "historique-"+safeName(player), func(f *os.File) error { return present.HistoryCSV(f, all) })
 		}
 		if err == nil {
-			v.p.op.RecordOperator(ctx, operatorActor, "export", "history of "+player+" to "+path)
+			v.p.op.RecordOperator(ctx, v.p.actor, "export", "history of "+player+" to "+path)
 		}
 		return func() {
 			if err != nil {

@@ -93,7 +93,7 @@ func (v *ticketView) lookUp() {
 	v.p.call(func(ctx context.Context) func() {
 		sale, err := v.p.op.Lookup(ctx, t)
 		if err == nil || errors.Is(err, engine.ErrUnknownTicket) {
-			v.p.op.RecordOperator(ctx, operatorActor, "ticket-lookup", t.String())
+			v.p.op.RecordOperator(ctx, v.p.actor, "ticket-lookup", t.String())
 		}
 		return func() {
 			v.record.Objects = nil
