@@ -54,7 +54,7 @@ func (k *Kiosk) showAccount() {
 	cardNo := &canvas.Text{Text: lang.L("Card {{.Card}}", map[string]any{"Card": k.sess.acct.Card.Spaced()}), Color: colDim, TextSize: 17}
 	head := container.NewBorder(nil, nil, container.NewHBox(title, container.NewCenter(cardNo)), container.New(minWidth(260), tall(back, stakeButtonHeight)))
 	limits := container.NewVBox(heading(lang.L("Your limits")), a.funds, a.limits)
-	body := container.New(pairLayout{}, card(limits), card(a.side))
+	body := container.New(pair{}, card(limits), card(a.side))
 	page := container.NewBorder(container.NewVBox(head, a.message), nil, nil, nil, body)
 	a.front = &frontScreen{
 		name:    "account",
@@ -319,30 +319,4 @@ func breakTaken(e engine.Exclusion) string {
 		return lang.L("Your break is recorded, with no end date. Take care.")
 	}
 	return lang.L("Your break is recorded until {{.Date}}. Take care.", map[string]any{"Date": when(e.Until)})
-}
-
-// pairLayout sets two panels side by side in a wide window, one above the
-// other, each its own height, in a tall one.
-type pairLayout struct{}
-
-func (pairLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	a, b := objs[0].MinSize(), objs[1].MinSize()
-	return fyne.NewSize(max(a.Width, b.Width), max(a.Height, b.Height))
-}
-
-func (pairLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	pad := theme.Padding() * 2
-	if size.Width >= size.Height {
-		w := (size.Width - pad) / 2
-		objs[0].Move(fyne.NewPos(0, 0))
-		objs[0].Resize(fyne.NewSize(w, size.Height))
-		objs[1].Move(fyne.NewPos(w+pad, 0))
-		objs[1].Resize(fyne.NewSize(w, size.Height))
-		return
-	}
-	h := objs[0].MinSize().Height
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(fyne.NewSize(size.Width, h))
-	objs[1].Move(fyne.NewPos(0, h+pad))
-	objs[1].Resize(fyne.NewSize(size.Width, min(objs[1].MinSize().Height, size.Height-h-pad)))
 }

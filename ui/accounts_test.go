@@ -409,16 +409,7 @@ func TestGoldenRealityCheck(t *testing.T) {
 // paid it.
 func TestGoldenHandPayLock(t *testing.T) {
 	const threshold = 1_000
-	i := -1
-	for j := range 500 {
-		if u, _ := block(100).Unit(j); u.Prize(100) >= threshold {
-			i = j
-			break
-		}
-	}
-	if i < 0 {
-		t.Fatal("no unit of 10 € or more in the first 500")
-	}
+	i := firstPrizeOf(t, threshold)
 	r := newAccountsRig(t, ui.Options{}, engine.Protection{RealityCheck: time.Hour, PayoutThreshold: threshold, HandpayThreshold: threshold,
 		IdleLogout: 3 * time.Minute, CoolingOff: 48 * time.Hour, PINTries: 5})
 	ctx := context.Background()
@@ -621,4 +612,17 @@ func TestInsufficientFunds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// firstPrizeOf is the index of the first unit of the 1 € block that wins at
+// least min.
+func firstPrizeOf(t *testing.T, min engine.Cents) int {
+	t.Helper()
+	for j := range 500 {
+		if u, _ := block(100).Unit(j); u.Prize(100) >= min {
+			return j
+		}
+	}
+	t.Fatalf("no unit of %s or more in the first 500", min)
+	return -1
 }

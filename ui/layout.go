@@ -64,3 +64,34 @@ func (l *shapeLayout) MinSize([]fyne.CanvasObject) fyne.Size {
 	portrait := fyne.NewSize(max(h.Width, b.Width, s.Width), h.Height+b.Height+s.Height+2*pad)
 	return fyne.NewSize(min(landscape.Width, portrait.Width), min(landscape.Height, portrait.Height))
 }
+
+// pair sets two panels side by side in a wide space, halves of its width;
+// in a tall one, one above the other: halves of its height when even, else
+// the first its own height and the second what it needs of the rest.
+type pair struct{ even bool }
+
+func (pair) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	return fyne.NewSize(max(a.Width, b.Width), max(a.Height, b.Height))
+}
+
+func (p pair) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	pad := theme.Padding() * 2
+	if size.Width >= size.Height {
+		w := (size.Width - pad) / 2
+		objs[0].Move(fyne.NewPos(0, 0))
+		objs[0].Resize(fyne.NewSize(w, size.Height))
+		objs[1].Move(fyne.NewPos(w+pad, 0))
+		objs[1].Resize(fyne.NewSize(w, size.Height))
+		return
+	}
+	h, rest := (size.Height-pad)/2, (size.Height-pad)/2
+	if !p.even {
+		h = objs[0].MinSize().Height
+		rest = min(objs[1].MinSize().Height, size.Height-h-pad)
+	}
+	objs[0].Move(fyne.NewPos(0, 0))
+	objs[0].Resize(fyne.NewSize(size.Width, h))
+	objs[1].Move(fyne.NewPos(0, h+pad))
+	objs[1].Resize(fyne.NewSize(size.Width, rest))
+}

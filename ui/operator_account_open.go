@@ -80,7 +80,7 @@ func (v *accountsView) openForm(player string) {
 	right := container.NewVBox(heading(lang.L("Card PIN")), f.pin.content)
 	foot := container.NewBorder(nil, nil, nil, container.NewHBox(cancel, tall(f.submit, stakeButtonHeight)), f.message)
 	pin := container.NewVBox(container.NewCenter(container.New(minWidth(520), card(right))))
-	v.setForm(container.NewBorder(heading(title), foot, nil, nil, container.New(halves{}, container.NewVScroll(left), container.NewVScroll(pin))))
+	v.setForm(container.NewBorder(heading(title), foot, nil, nil, container.New(pair{even: true}, container.NewVScroll(left), container.NewVScroll(pin))))
 	v.form, v.pin = f, f.pin
 	v.p.say("", false)
 	v.p.k.win.Canvas().Focus(f.holder)

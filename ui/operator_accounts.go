@@ -317,7 +317,7 @@ func (v *accountsView) accountPage(s *shownAccount) fyne.CanvasObject {
 	right.Add(lines(moves, theme.ColorNameForeground))
 	// The right column keeps clear of the scroll bar.
 	inset := layout.NewCustomPaddedLayout(0, 0, 0, 2*theme.Padding())
-	return container.New(halves{}, container.NewVScroll(left), container.NewVScroll(container.New(inset, right)))
+	return container.New(pair{even: true}, container.NewVScroll(left), container.NewVScroll(container.New(inset, right)))
 }
 
 // lines shows texts a line each, wrapped to the width they are given.
@@ -329,32 +329,6 @@ func lines(texts []string, c fyne.ThemeColorName) *widget.RichText {
 	r := widget.NewRichText(segs...)
 	r.Wrapping = fyne.TextWrapWord
 	return r
-}
-
-// halves shares its room between two objects: side by side in a wide
-// space, one above the other in a tall one.
-type halves struct{}
-
-func (halves) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	a, b := objs[0].MinSize(), objs[1].MinSize()
-	return fyne.NewSize(max(a.Width, b.Width), max(a.Height, b.Height))
-}
-
-func (halves) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	pad := theme.Padding() * 2
-	if size.Width >= size.Height {
-		w := (size.Width - pad) / 2
-		objs[0].Move(fyne.NewPos(0, 0))
-		objs[0].Resize(fyne.NewSize(w, size.Height))
-		objs[1].Move(fyne.NewPos(w+pad, 0))
-		objs[1].Resize(fyne.NewSize(w, size.Height))
-		return
-	}
-	h := (size.Height - pad) / 2
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(fyne.NewSize(size.Width, h))
-	objs[1].Move(fyne.NewPos(0, h+pad))
-	objs[1].Resize(fyne.NewSize(size.Width, h))
 }
 
 // accountHead is the holder and the card, large.

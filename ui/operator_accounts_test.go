@@ -165,16 +165,7 @@ func TestAttendantsAtThePanel(t *testing.T) {
 func heldPrize(t *testing.T, o ui.Options) (rig, engine.Account) {
 	t.Helper()
 	const threshold = 1_000
-	i := -1
-	for j := range 500 {
-		if u, _ := block(100).Unit(j); u.Prize(100) >= threshold {
-			i = j
-			break
-		}
-	}
-	if i < 0 {
-		t.Fatal("no unit of 10 € or more in the first 500")
-	}
+	i := firstPrizeOf(t, threshold)
 	r := newPanelRig(t, o, engine.Protection{RealityCheck: time.Hour, PayoutThreshold: threshold, HandpayThreshold: threshold,
 		IdleLogout: 3 * time.Minute, CoolingOff: 48 * time.Hour, PINTries: 5})
 	ctx := context.Background()
