@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -288,15 +287,12 @@ func eventsJSON(events []engine.OperatorEvent) []operatorEventJSON {
 }
 
 // printAnchor prints the journal's head, for staff to write down (recover
-// asks for it when the store is lost), and the stores rebuilt without one;
-// the head printed goes into the operator log too, so that the log says
-// which heads staff were shown, and when.
-func printAnchor(ctx context.Context, svc *engine.Service, out io.Writer, head engine.JournalHead, unanchored []engine.OperatorEvent) {
+// asks for it when the store is lost), and the stores rebuilt without one.
+func printAnchor(out io.Writer, head engine.JournalHead, unanchored []engine.OperatorEvent) {
 	fmt.Fprintf(out, "journal head %s (note it: recover --expect-head asks for it if the store is lost)\n", head)
 	for _, e := range unanchored {
 		fmt.Fprintf(out, "RECOVERED WITHOUT ANCHOR on %s by %s: %s\n", e.Time.Local().Format("02/01/2006 15:04:05"), e.Actor, e.Detail)
 	}
-	_ = svc.RecordOperator(ctx, actorCLI, engine.ActionJournalHead, head.String()) // logged by the engine if it fails
 }
 
 func operatorLogFlags(fs *flag.FlagSet) func(*call) error {
@@ -408,6 +404,6 @@ func report(c *call, asCSV bool) error {
 		return err
 	}
 	fmt.Fprintln(out)
-	printAnchor(c.ctx, c.svc, out, head, unanchored)
+	printAnchor(out, head, unanchored)
 	return nil
 }

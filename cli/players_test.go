@@ -106,13 +106,7 @@ func TestPlayerAccountsAtTheCommandLine(t *testing.T) {
 	if log := mustCLI(t, dir, "operator", "log"); !strings.Contains(log, "marie") {
 		t.Fatalf("operator log: %s", log)
 	}
-	out = mustCLI(t, dir, "audit")
-	if !strings.Contains(out, "audit OK") {
+	if out := mustCLI(t, dir, "audit"); !strings.Contains(out, "audit OK") {
 		t.Fatalf("audit: %s", out)
-	}
-	_, head, _ := strings.Cut(out, "journal head ")
-	head, _, _ = strings.Cut(head, " ")
-	if log := mustCLI(t, dir, "operator", "log", "--last", "1"); !strings.Contains(log, "journal-head") || !strings.Contains(log, head) {
-		t.Fatalf("the head audit printed is not in the operator log: %s", log)
 	}
 }

@@ -360,7 +360,7 @@ func audit(ctx context.Context, svc *engine.Service, asJSON bool, out io.Writer)
 		if rep.WeakPIN != nil {
 			fmt.Fprintf(out, "NOTICE: operator PIN: %s: change it with starfortune operator set-pin\n", pinNotice(rep.WeakPIN))
 		}
-		printAnchor(ctx, svc, out, rep.Head, rep.Unanchored)
+		printAnchor(out, rep.Head, rep.Unanchored)
 	}
 	if !rep.OK() {
 		return fmt.Errorf("audit found %d problems", len(rep.Findings))

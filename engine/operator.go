@@ -17,10 +17,6 @@ type OperatorEvent struct {
 	Detail string
 }
 
-// ActionJournalHead is the operator log's record of a journal head shown
-// to staff (by report and audit), to write down as recover's anchor.
-const ActionJournalHead = "journal-head"
-
 // ActionRecoverOverride is the operator log's record of a store rebuilt
 // from its journal with no anchor to check the journal against (an
 // attendant's override of `recover`): the audit lists every one.
