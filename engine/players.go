@@ -254,14 +254,12 @@ func accountOf(tx ReadTx, player string) (Account, error) {
 	if err != nil || ok {
 		return a, err
 	}
-	w, ok, err := tx.Wallet(player)
-	if err != nil {
+	if _, ok, err = tx.Wallet(player); err != nil {
 		return Account{}, err
 	}
 	if !ok || player == DemoPlayer {
 		return Account{}, fmt.Errorf("%w: %s", ErrNoAccount, player)
 	}
-	_ = w
 	return Account{Player: player, Limits: Limits{}}, nil
 }
 
@@ -367,17 +365,11 @@ func (pl *Accounts) guard(tx *journalTx, player string, now time.Time) (*guard, 
 	if err := pl.notInFleet(); err != nil {
 		return nil, err
 	}
-	a, ok, err := readAccount(tx, player)
-	if err != nil {
-		return nil, err
+	g, ok, err := openGuard(tx, player, pl.p, now)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w: %s", ErrNoAccount, player)
 	}
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrNoAccount, player)
-	}
-	g := &guard{acct: a, p: pl.p, log: accountLog{tx: tx}}
-	g.t = g.acct.at(now)
-	g.acct.settle(g.t)
-	return g, nil
+	return g, err
 }
 
 // endSession closes the session in progress, if any, with its figures.

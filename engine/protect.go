@@ -75,7 +75,7 @@ func guardFor(tx *journalTx, w Wallet, fleet bool, p Protection, now time.Time) 
 	if w.Player == DemoPlayer || fleet {
 		return nil, nil
 	}
-	a, ok, err := readAccount(tx, w.Player)
+	g, ok, err := openGuard(tx, w.Player, p, now)
 	switch {
 	case err != nil:
 		return nil, err
@@ -84,10 +84,21 @@ func guardFor(tx *journalTx, w Wallet, fleet bool, p Protection, now time.Time) 
 	case !ok:
 		return nil, fmt.Errorf("%w: %s", ErrNoAccount, w.Player)
 	}
-	g := &guard{acct: a, p: p, log: accountLog{tx: tx}}
+	return g, nil
+}
+
+// openGuard reads player's account in tx for a change at now: the account
+// at its own time, the pending limits due made the limits in force; ok is
+// false when the player has no account.
+func openGuard(tx *journalTx, player string, p Protection, now time.Time) (g *guard, ok bool, err error) {
+	a, ok, err := readAccount(tx, player)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	g = &guard{acct: a, p: p, log: accountLog{tx: tx}}
 	g.t = g.acct.at(now)
 	g.acct.settle(g.t)
-	return g, nil
+	return g, true, nil
 }
 
 // mayUse refuses an account that may not play or deposit now: not
