@@ -113,8 +113,11 @@ func (k *Kiosk) Strip() *SessionStrip { return k.strip }
 
 // Keypad taps keys on the keypad on screen (the login's, or the account's
 // limit editor's): digits, '<' the correction, '=' the validation.
-func (k *Kiosk) Keypad(keys string) {
-	p := k.front.pad
+func (k *Kiosk) Keypad(keys string) { k.front.pad.tap(keys, k.Wait) }
+
+// tap taps keys on the pad: digits, '<' the correction, '=' the
+// validation; after each, after.
+func (p *keypad) tap(keys string, after func()) {
 	for _, c := range keys {
 		switch c {
 		case '<':
@@ -124,7 +127,7 @@ func (k *Kiosk) Keypad(keys string) {
 		default:
 			test.Tap(p.digits[c-'0'])
 		}
-		k.Wait()
+		after()
 	}
 }
 
@@ -173,19 +176,7 @@ func (p *OperatorPanel) OpenForm() (holder, born *widget.Entry, docType *widget.
 
 // TypeCardPIN taps keys on the Accounts tab's keypad, where the player
 // types the card's PIN: digits, '<' the correction, '=' the validation.
-func (p *OperatorPanel) TypeCardPIN(keys string) {
-	pad := p.accounts.pin.pad
-	for _, c := range keys {
-		switch c {
-		case '<':
-			test.Tap(pad.back)
-		case '=':
-			test.Tap(pad.enter)
-		default:
-			test.Tap(pad.digits[c-'0'])
-		}
-	}
-}
+func (p *OperatorPanel) TypeCardPIN(keys string) { p.accounts.pin.pad.tap(keys, func() {}) }
 
 // CardPINPrompt is what the Accounts tab's PIN keypad asks, and its message.
 func (p *OperatorPanel) CardPINPrompt() (prompt, message string) {
