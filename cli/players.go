@@ -227,7 +227,8 @@ func showAccount(c *call, a engine.Account) error {
 	if err != nil {
 		return err
 	}
-	j := accountView(a, bal, time.Now())
+	now := time.Now()
+	j := accountView(a, bal, now)
 	if c.json {
 		return json.NewEncoder(c.out).Encode(j)
 	}
@@ -245,7 +246,6 @@ func showAccount(c *call, a engine.Account) error {
 		}
 		fmt.Fprintf(tw, "held prize\t%s %s (%s)\n", h.Ticket, fr.Money(h.Prize), checked)
 	}
-	now := time.Now()
 	for _, l := range j.Limits {
 		line := fr.Money(engine.Cents(l.Cents))
 		if l.Cents == 0 {
