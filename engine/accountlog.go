@@ -122,6 +122,11 @@ func (r *AccountRecord) UnmarshalBinary(b []byte) error {
 	return d.done("account record")
 }
 
+// String names the record in logs and test failures: number, time, kind, account.
+func (r AccountRecord) String() string {
+	return fmt.Sprintf("%d %s %s %s", r.Seq, r.Time.Format(time.RFC3339), r.Kind, r.Player)
+}
+
 // Hash is the SHA-256 of the record's canonical encoding.
 func (r AccountRecord) Hash() Hash {
 	b, _ := r.MarshalBinary()

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -288,9 +287,4 @@ func (a *auditRun) accountState(tx ReadTx, player string, x *auditAccount, now t
 		a.findf("account %s: %d prizes held in the store, %d in its log", player, len(st.Held), len(x.held))
 	}
 	return nil
-}
-
-// String names the record for findings and the command line.
-func (r AccountRecord) String() string {
-	return fmt.Sprintf("%d %s %s %s", r.Seq, r.Time.Format(time.RFC3339), r.Kind, r.Player)
 }
