@@ -7,6 +7,7 @@ require (
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/dgraph-io/ristretto/v2 v2.2.0
 	github.com/ebitengine/oto/v3 v3.4.0
+	github.com/google/go-tpm v0.9.8
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/pelletier/go-toml/v2 v2.4.3

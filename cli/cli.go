@@ -84,12 +84,15 @@ type call struct {
 	conf   config.Config
 	data   DataDir
 	logger zerolog.Logger
-	key    dataKey                             // needsGame, and restore and recover: how the data directory was unlocked
-	demoOK bool                                // the window, not --terminal: a new data directory without a passphrase is the demo's
-	svc    *engine.Service                     // needsGame
-	store  *storage.Store                      // needsGame
-	admin  *central.Admin                      // needsCentral
-	pins   func(prompt string) (string, error) // readPIN's reader, made once
+	key    dataKey // needsGame, and restore and recover: how the data directory was unlocked
+	demoOK bool    // the window, not --terminal: a new data directory without a passphrase is the demo's
+	// adoptCounter: recover --override's reason, which accepts data
+	// behind its anchor's counter (engine.Config.AdoptCounter)
+	adoptCounter string
+	svc          *engine.Service                     // needsGame
+	store        *storage.Store                      // needsGame
+	admin        *central.Admin                      // needsCentral
+	pins         func(prompt string) (string, error) // readPIN's reader, made once
 }
 
 // readPIN reads one PIN (see readPINs): every PIN a command asks for comes

@@ -26,6 +26,7 @@ import (
 	"starfortune/keyring"
 	"starfortune/sound"
 	"starfortune/storage"
+	"starfortune/tpm"
 	"starfortune/ui"
 )
 
@@ -89,8 +90,11 @@ func runGame(c *call, run func(*call) error) error {
 // the command on it.
 func (c *call) withGame(fleet *engine.FleetConfig, k dataKey, run func(*call) error) error {
 	c.key = k
-	cfg := c.conf.Engine()
-	cfg.Fleet, cfg.DemoOnly = fleet, k.demo
+	cfg, err := c.engineConfig()
+	if err != nil {
+		return err
+	}
+	cfg.Fleet = fleet
 	return WithGame(c.ctx, c.data, k.keys, cfg, c.logger, c.stderr, func(svc *engine.Service, store *storage.Store) error {
 		c.svc, c.store = svc, store
 		return run(c)
@@ -325,3 +329,21 @@ var binarySHA256 = sync.OnceValue(func() string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 })
+
+// engineConfig is the game's configuration for the data directory c.key
+// unlocked: the settings' emission and protection, and the TPM counter
+// that anchors the data when the settings name one (not for the demo's
+// data, which holds nothing to anchor).
+func (c *call) engineConfig() (engine.Config, error) {
+	cfg := c.conf.Engine()
+	cfg.DemoOnly = c.key.demo
+	if c.conf.TPM == "" || c.key.demo {
+		return cfg, nil
+	}
+	counter, err := tpm.Open(c.conf.TPM, tpm.DefaultIndex)
+	if err != nil {
+		return cfg, fmt.Errorf("the anchor named by the settings (tpm = %q) cannot be reached: %w", c.conf.TPM, err)
+	}
+	cfg.Counter = counter
+	return cfg, nil
+}

@@ -472,10 +472,15 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 		}
 	}
 	var at *engine.JournalHead // the journal's entry at want's number
+	var counted uint64         // the anchor's counter after the journal's last counted action
+	var counts bool
 	err = j.Entries(func(e engine.JournalEntry) error {
 		if want != nil && e.Seq == want.Seq {
 			h := e.Head()
 			at = &h
+		}
+		if v, ok := engine.CountedIn(e); ok {
+			counted, counts = v, true
 		}
 		return nil
 	})
@@ -486,6 +491,10 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	if err != nil {
 		return err
 	}
+	counterAnchors, behind, err := c.counterAnchors(counted, counts)
+	if err != nil {
+		return err
+	}
 	switch {
 	case want != nil && at == nil:
 		return fmt.Errorf("nothing was changed: the journal ends at entry %d, before the head %s %s: "+
@@ -493,11 +502,14 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	case want != nil && *at != *want:
 		return fmt.Errorf("nothing was changed: the journal's entry %d is not the one %s (%s here, %s there): "+
 			"it was rewritten or comes from another kiosk; restore a backup", want.Seq, source, at, want)
-	case anchored || want != nil:
+	case behind != "" && reason == "":
+		return fmt.Errorf("nothing was changed: %s; restore the latest backup, or rebuild from the journal as it is "+
+			"with --override REASON (recorded in the operator log and listed by every audit)", behind)
+	case (anchored || want != nil || counterAnchors) && behind == "":
 	case reason == "":
 		return errNoAnchor
 	default:
-		logger.Warn().Str("reason", reason).Str("journal_head", j.Head().String()).Msg("recover: no anchor, on an attendant's override")
+		logger.Warn().Str("reason", reason).Str("journal_head", j.Head().String()).Str("behind", behind).Msg("recover: no anchor, on an attendant's override")
 	}
 	building := d.Store() + ".recovering"
 	if err := os.RemoveAll(building); err != nil {
@@ -530,13 +542,47 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	head := j.Head()
 	j.Close()
 	fmt.Fprintf(out, "recovered %d journal entries into a fresh store\n", n)
-	if want != nil || anchored {
+	if behind == "" && (want != nil || anchored || counterAnchors) {
 		return auditAfter(c, c.data, nil)
 	}
+	detail := fmt.Sprintf("store rebuilt from the journal up to entry %s with no anchor to check it against: %s", head, reason)
+	if behind != "" {
+		c.adoptCounter = reason
+		detail = fmt.Sprintf("store rebuilt from the journal up to entry %d, behind its TPM counter: %s", head.Seq, reason)
+	}
 	return auditAfter(c, c.data, func(svc *engine.Service) error {
-		return svc.RecordOperator(ctx, "cli", engine.ActionRecoverOverride,
-			fmt.Sprintf("store rebuilt from the journal up to entry %s with no anchor to check it against: %s", head, reason))
+		return svc.RecordOperator(ctx, "cli", engine.ActionRecoverOverride, detail)
 	})
+}
+
+// counterAnchors checks a journal against the TPM counter the settings
+// name (none: no opinion): the journal's last counted action took the
+// counter to counted (counts: it counted any). The counter anchors the
+// journal when it stands there (or one behind: a crash before the count);
+// behind says how the journal misses counted actions. A counter just
+// started has no opinion either.
+func (c *call) counterAnchors(counted uint64, counts bool) (anchors bool, behind string, err error) {
+	cfg, err := c.engineConfig()
+	if err != nil || cfg.Counter == nil {
+		return false, "", err
+	}
+	t, fresh, err := cfg.Counter.Value(c.ctx)
+	switch {
+	case err != nil:
+		return false, "", err
+	case fresh:
+		return false, "", nil
+	case counts && (counted == t || counted == t+1):
+		return true, "", nil
+	case !counts:
+		return false, fmt.Sprintf("the journal never counted on the anchor (%v), which already counted %d actions: "+
+			"an older copy from before the anchor, or another kiosk's", cfg.Counter, t), nil
+	case counted < t:
+		return false, fmt.Sprintf("the journal's last counted action took the anchor (%v) to %d, which stands at %d: "+
+			"its last %d attendant or player action(s) are missing (lines cut, or an older copy)", cfg.Counter, counted, t, t-counted), nil
+	default:
+		return false, fmt.Sprintf("the anchor (%v) stands at %d, behind the journal's %d: not the counter this journal counted on", cfg.Counter, t, counted), nil
+	}
 }
 
 // centralAnchor is the journal head a fleet kiosk's central anchored at
@@ -589,8 +635,11 @@ func storeAnchors(ctx context.Context, d DataDir, keys keyring.Keys, head engine
 // auditAfter opens the game on the data directory d, restored or
 // recovered, runs first (if set), and audits it, printing the audit.
 func auditAfter(c *call, d DataDir, first func(*engine.Service) error) error {
-	cfg := c.conf.Engine()
-	cfg.DemoOnly = c.key.demo
+	cfg, err := c.engineConfig()
+	if err != nil {
+		return err
+	}
+	cfg.AdoptCounter = c.adoptCounter
 	return WithGame(c.ctx, d, c.key.keys, cfg, c.logger, io.Discard, func(svc *engine.Service, _ *storage.Store) error {
 		if err := svc.Health(); err != nil {
 			return err

@@ -32,6 +32,9 @@ type Config struct {
 	IdleTimeout    time.Duration // idle_timeout: "60s"; the attract screen starts after it
 	LogLevel       string        // log_level: debug, info, warn or error
 	DataDir        string        // data_dir: absolute, or starting with "~/"
+	// tpm: the TPM 2.0 whose NV counter anchors the data outside its
+	// directory (/dev/tpmrm0, or a software TPM's socket); "": none.
+	TPM string
 	// [central]: a kiosk of a fleet (docs/fleet.md); no url: a lone kiosk.
 	CentralURL   string        // url: the connection string `central kiosk add` printed
 	OfflineGrace time.Duration // offline_grace: selling without the central for at most this; "0s": never

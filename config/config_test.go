@@ -248,7 +248,7 @@ func TestLoadErrorMessage(t *testing.T) {
 func TestLoadReportsAnUnknownTableOnce(t *testing.T) {
 	path := writeConfig(t, "[display.sub]\nx = 1\n[display]\nw = 1\n[[screens]]\n[[screens]]\nlog.level = 1\n")
 	_, err := load(path)
-	known := " (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound, players)"
+	known := " (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, tpm, central, sound, players)"
 	want := []string{
 		"config " + path + ":3: display: unknown key" + known,
 		"config " + path + ":5: screens: unknown key" + known,
@@ -276,7 +276,7 @@ func TestLoadReportsEveryMistakeInFileOrder(t *testing.T) {
 	want := []string{
 		"config " + path + `:1: language: must be "fr" or "en", got "de"`,
 		"config " + path + ":2: emission: must be between 1 and 99 (two digits of the ticket number), got 0",
-		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, central, sound, players)",
+		"config " + path + ":3: foo: unknown key (known keys: kiosk_id, emission, blocks_per_stake, language, idle_timeout, log_level, data_dir, tpm, central, sound, players)",
 		"config " + path + ":4: central: url is missing: the connection string `starfortune central kiosk add` printed",
 		"config " + path + `:5: central.kiosk: "K" is not a valid kiosk id: 1 to 32 characters among a-z, 0-9, _ and -, starting with a letter or digit`,
 	}

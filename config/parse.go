@@ -30,6 +30,7 @@ type file struct {
 	IdleTimeout    any `toml:"idle_timeout"`
 	LogLevel       any `toml:"log_level"`
 	DataDir        any `toml:"data_dir"`
+	TPM            any `toml:"tpm"`
 	Central        any `toml:"central"`
 	Sound          any `toml:"sound"`
 	Players        any `toml:"players"`
@@ -180,6 +181,13 @@ func (p *parser) apply(f *file) {
 			return err.Error()
 		}
 		c.DataDir = dir
+		return ""
+	}))
+	p.check("tpm", f.TPM, str(func(s string) string {
+		if s != "" && !filepath.IsAbs(s) {
+			return fmt.Sprintf("must be an absolute path (a TPM device such as /dev/tpmrm0), or \"\" for none, got %q", s)
+		}
+		c.TPM = s
 		return ""
 	}))
 	if t := p.table("central", f.Central, centralKeys); t != nil {

@@ -37,6 +37,8 @@ if live; then
 	getent passwd starfortune >/dev/null ||
 		useradd --system --user-group --home-dir /nonexistent --no-create-home \
 			--shell /usr/sbin/nologin --comment "Star Fortune terminal" starfortune
+	# The TPM's resource manager belongs to group tss (Debian's tpm-udev).
+	if [ -c /dev/tpmrm0 ] && getent group tss >/dev/null; then usermod -aG tss starfortune; fi
 fi
 
 install -Dm755 "$bin" "$root/usr/local/bin/starfortune"
@@ -57,7 +59,10 @@ fi
 conf=$root/etc/starfortune/starfortune.toml
 if [ ! -e "$conf" ]; then
 	install -d -m 755 "$root/etc/starfortune"
-	sed 's,^data_dir = .*,data_dir = "/var/lib/starfortune",' "$here/starfortune.toml" >"$conf"
+	# A machine with a TPM anchors the data on its counter (tpm).
+	tpm=""
+	[ -c "$root/dev/tpmrm0" ] && tpm=/dev/tpmrm0
+	sed -e 's,^data_dir = .*,data_dir = "/var/lib/starfortune",' -e "s,^tpm = .*,tpm = \"$tpm\"," "$here/starfortune.toml" >"$conf"
 	chmod 640 "$conf"
 	if live; then chgrp starfortune "$conf"; fi
 fi

@@ -36,6 +36,11 @@ type Config struct {
 	Monotonic func() time.Duration
 	// Protection is how players are protected (zero: DefaultProtection).
 	Protection Protection
+	// Counter anchors the data outside its directory (counter.go; nil:
+	// none). AdoptCounter, an attendant's reason (recover --override),
+	// accepts a counter the data is behind.
+	Counter      Counter
+	AdoptCounter string
 }
 
 // DefaultConfig is emission 1 with 10 blocks per stake and 100,00 € of demo funds.
@@ -122,6 +127,11 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	s.Auditor = &Auditor{w: w, fleet: s.Fleet, protection: cfg.Protection}
 	w.mu.Lock()
 	err := w.checkAtStart(ctx)
+	if cfg.Counter != nil {
+		if aerr := s.Desk.anchor(ctx, cfg.Counter, err == nil, cfg.AdoptCounter); err == nil {
+			err = aerr
+		}
+	}
 	if err == nil && s.Fleet != nil {
 		err = s.Fleet.load(ctx)
 	}

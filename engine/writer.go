@@ -22,10 +22,14 @@ type writer struct {
 	log     zerolog.Logger
 	now     func() time.Time
 
-	fleet  bool               // a kiosk of a fleet: every ledger entry goes to the outbox too
-	mu     sync.Mutex         // the single writer
-	jhead  JournalHead        // the journal's position after the last change
-	broken *OutOfServiceError // why the terminal is out of service, or nil
+	fleet bool // a kiosk of a fleet: every ledger entry goes to the outbox too
+	// counter anchors the data outside it (nil: none); counted is the
+	// value the last counted change took it to (counter.go).
+	counter Counter
+	counted uint64
+	mu      sync.Mutex         // the single writer
+	jhead   JournalHead        // the journal's position after the last change
+	broken  *OutOfServiceError // why the terminal is out of service, or nil
 }
 
 func newWriter(store Store, journal Journal, log zerolog.Logger, now func() time.Time) *writer {
@@ -118,6 +122,7 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 	}
 	var entry JournalEntry
 	var appended chan error
+	var counted bool // the change is counted on the counter once durable
 	err := w.store.Update(ctx, func(tx Tx) error {
 		jt := &journalTx{Tx: tx}
 		if w.fleet {
@@ -128,6 +133,11 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 		}
 		if jt.outbox != nil && jt.outbox.dirty {
 			if err := jt.PutSetting(fleetStateKey, jt.outbox.st.encode()); err != nil {
+				return err
+			}
+		}
+		if counted = w.counter != nil && counts(jt.entry); counted {
+			if err := jt.PutSetting(counterKey, encodeCount(w.counted+1)); err != nil {
 				return err
 			}
 		}
@@ -164,6 +174,9 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 	}
 	if appended != nil {
 		w.jhead = w.journal.Head() // the entry's, hashed by Append: not encoded a third time
+	}
+	if counted && verr == nil {
+		verr = w.count(ctx)
 	}
 	return verr
 }
