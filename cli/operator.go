@@ -326,7 +326,16 @@ func operatorLog(c *call, last int) error {
 	for _, e := range events {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("02/01/2006 15:04:05"), e.Actor, e.Action, e.Detail)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	head, unanchored, err := c.svc.Anchor(c.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	printAnchor(out, head, unanchored)
+	return nil
 }
 
 // cmdReport is the block report: per block, units served and left, left

@@ -61,7 +61,7 @@ func TestOperatorSetPINAndLog(t *testing.T) {
 	}
 	withPINInput(t, "730164\n730164\n")
 	mustCLI(t, dir, "operator", "set-pin")
-	if out := mustCLI(t, dir, "operator", "log"); !strings.Contains(out, "pin-changed") || strings.Count(out, "\n") != 2 {
+	if out := mustCLI(t, dir, "operator", "log"); !strings.Contains(out, "pin-changed") || strings.Count(out, "\n") != 4 || !strings.Contains(out, "journal head 2:") {
 		t.Fatalf("log:\n%s", out)
 	}
 	if out := mustCLI(t, dir, "operator", "status"); !strings.Contains(out, "operator PIN: set, 6 to 12 digits") || !strings.Contains(out, "lockout: none") {
