@@ -120,6 +120,10 @@ type FleetMovement struct {
 	Credit Cents
 	Ticket *Ticket // the unit sold, for LedgerSale
 	Time   time.Time
+	// Lease is the player's lease the movement was made under (0: none,
+	// a wallet without a fleet account): the central counts it against
+	// that lease's room (fleet_players.go).
+	Lease int64
 }
 
 // PushResult is what the central did with a push: new rows applied, rows
