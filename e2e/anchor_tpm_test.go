@@ -26,7 +26,9 @@ func TestLoneKioskRollbackIsCaughtByItsTPM(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	sf := func(args ...string) (string, string, int) { return cli(t, dir, append([]string{"--config", conf}, args...)...) }
+	sf := func(args ...string) (string, string, int) {
+		return cli(t, dir, append([]string{"--config", conf}, args...)...)
+	}
 	must := func(args ...string) string {
 		t.Helper()
 		out, errOut, code := sf(args...)

@@ -58,7 +58,9 @@ func Open(path string, index uint32) (*Counter, error) {
 }
 
 // String names the counter in messages.
-func (c *Counter) String() string { return fmt.Sprintf("TPM counter %#x of %s", uint32(c.index), c.path) }
+func (c *Counter) String() string {
+	return fmt.Sprintf("TPM counter %#x of %s", uint32(c.index), c.path)
+}
 
 // Value reads the counter; fresh says Open just started it, so that no
 // data directory has counted on it yet.
