@@ -39,7 +39,7 @@ var commands = []command{
 	{name: "operator list", help: "the attendants, the first one (the operator PIN's) first", needs: needsGame, json: true, flags: noFlags(attendantListRun)},
 	{name: "operator status", help: "the operator PIN: set, meeting the rule or not, and the lockout in force", needs: needsGame, json: true, flags: noFlags(pinStatusRun)},
 	{name: "operator unlock", help: "end the operator panel's lockout after wrong PINs (recorded in the operator log)", needs: needsGame, flags: noFlags(unlockRun)},
-	{name: "operator log", help: "the operator log, newest first", needs: needsGame, json: true, flags: operatorLogFlags},
+	{name: "operator log", help: "the operator log, newest first, then the journal head to note (as report and audit print it)", needs: needsGame, json: true, flags: operatorLogFlags},
 	{name: "backup", args: "FILE", min: 1, max: 1, help: "write the store and the journal to a new backup file", needs: needsGame, flags: noFlags(backupRun)},
 	{name: "restore", args: "FILE", min: 1, max: 1, help: "restore a backup into an empty data directory", needs: needsData, flags: noFlags(restoreRun)},
 	{name: "recover", help: "rebuild the store from the journal", needs: needsData, flags: recoverFlags},
