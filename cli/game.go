@@ -114,11 +114,11 @@ func runWindow(c *call, win *windowFlags) error {
 	o := ui.Options{Player: win.player, Fullscreen: win.fullscreen, KioskID: c.conf.FleetKiosk(), IdleTimeout: c.conf.IdleTimeout,
 		Language: c.conf.Language, Version: Version, Commit: commit(), BinarySHA256: binarySHA256, ExportDir: filepath.Join(string(c.data), "exports"),
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
-	// A lone kiosk plays real money from the accounts its players log in to
-	// (SPEC §10), unless --player names the demo wallet; the demo's data
-	// directory plays the demo wallet (serveWindow), and a fleet kiosk the
-	// --player wallet (a fleet's accounts are its central's: not yet).
-	wallet := fleet != nil || c.shared.set["player"] && win.player == engine.DemoPlayer
+	// A kiosk plays real money from the accounts its players log in to
+	// (SPEC §10; a fleet's are its central's), unless --player names the
+	// demo wallet, or on a fleet's kiosk a named wallet; the demo's data
+	// directory plays the demo wallet (serveWindow).
+	wallet := c.shared.set["player"] && (fleet != nil || win.player == engine.DemoPlayer)
 	closed := make(chan struct{}) // the window is closed: the game may close too
 	served := make(chan error, 1)
 	err = ui.Run(c.ctx, o, func(t ui.Terminal) { served <- c.serveWindow(t, fleet, wallet, closed) })

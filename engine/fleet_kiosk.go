@@ -85,12 +85,13 @@ const (
 // in touch. Its fields are guarded by the writer's lock unless said
 // otherwise.
 type Fleet struct {
-	w      *writer
-	cfg    FleetConfig
-	hand   hand       // the packs held
-	link   contact    // the last round trip with the central
-	loop   *syncLoop  // the background loop
-	pushMu sync.Mutex // one push at a time (not the writer's lock)
+	w       *writer
+	cfg     FleetConfig
+	players PlayerCentral // the central's accounts (nil: a central without)
+	hand    hand          // the packs held
+	link    contact       // the last round trip with the central
+	loop    *syncLoop     // the background loop
+	pushMu  sync.Mutex    // one push at a time (not the writer's lock)
 }
 
 func newFleet(w *writer, cfg FleetConfig) *Fleet {
@@ -104,6 +105,7 @@ func newFleet(w *writer, cfg FleetConfig) *Fleet {
 		cfg.HeartbeatEvery = min(cfg.HeartbeatEvery, StrictContact/2)
 	}
 	f := &Fleet{w: w, cfg: cfg, hand: newHand(), link: contact{grace: cfg.OfflineGrace}}
+	f.players, _ = cfg.Central.(PlayerCentral)
 	f.loop = newSyncLoop(f)
 	return f
 }
@@ -180,6 +182,10 @@ func (f *Fleet) close() {
 	defer cancel()
 	if err := f.pushAll(ctx); err != nil {
 		f.w.log.Warn().AnErr("err", err).Msg("backlog left for the next start")
+		return
+	}
+	if err := f.returnOnClose(ctx); err != nil {
+		f.w.log.Warn().AnErr("err", err).Msg("leases left to return at the next start")
 	}
 }
 

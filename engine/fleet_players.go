@@ -21,7 +21,9 @@ import (
 type LeaseRoom struct {
 	Kind LimitKind
 	// Room is what the session may deposit, stake, or lose (stakes less
-	// prizes) under the lease.
+	// prizes) under the lease: for stakes and losses at most the lease's
+	// size (renewals bring more); for deposits all that the deposit
+	// limits leave (a deposit is one movement, of any size).
 	Room Cents
 	// Limit is the limit that binds the room, Max its amount in force and
 	// Used what the fleet had used of it when the lease was granted (the

@@ -166,6 +166,9 @@ func (l *syncLoop) round(ctx context.Context) (err error) {
 	if err := f.releasePending(ctx); err != nil {
 		return err
 	}
+	if err := f.tendLeases(ctx); err != nil {
+		return err
+	}
 	return l.heartbeat(ctx)
 }
 
@@ -329,7 +332,7 @@ func outboxItem(tx ReadTx, seq uint64, packs []packInHand) (FleetMovement, *Flee
 	// The id names the movement number too: a kiosk restored from an old
 	// backup writes its ledger entries again under new numbers.
 	m := FleetMovement{Seq: seq, ID: fmt.Sprintf("%d:%s/%d", seq, o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
-		Debit: l.Debit, Credit: l.Credit, Time: l.Time}
+		Debit: l.Debit, Credit: l.Credit, Time: l.Time, Lease: o.Lease}
 	if o.SaleSeq == 0 {
 		return m, nil, nil
 	}
@@ -395,6 +398,7 @@ type outEntry struct {
 	Player  string
 	Ledger  uint64
 	SaleSeq uint64 // 0: not a sale
+	Lease   int64  // the player's lease (0: none; absent from entries written before leases)
 }
 
 func (o outEntry) encode() []byte {
@@ -403,6 +407,9 @@ func (o outEntry) encode() []byte {
 	e.str(o.Player)
 	e.u64(o.Ledger)
 	e.u64(o.SaleSeq)
+	if o.Lease != 0 {
+		e.i64(o.Lease)
+	}
 	return e.b
 }
 
@@ -410,6 +417,9 @@ func decodeOutEntry(v []byte) (outEntry, error) {
 	d := decoder{b: v}
 	d.version("outbox entry")
 	o := outEntry{Player: d.str(), Ledger: d.u64(), SaleSeq: d.u64()}
+	if len(d.b) > 0 {
+		o.Lease = d.i64()
+	}
 	return o, d.done("outbox entry")
 }
 
@@ -440,7 +450,7 @@ func (o *outbox) add(t *journalTx, l LedgerEntry) error {
 		o.st, o.loaded = st, true
 	}
 	o.st.MovSeq++
-	e := outEntry{Player: l.Player, Ledger: l.Seq}
+	e := outEntry{Player: l.Player, Ledger: l.Seq, Lease: t.lease}
 	if l.Kind == LedgerSale {
 		o.st.SaleSeq++
 		e.SaleSeq = o.st.SaleSeq

@@ -18,8 +18,12 @@ type Accounts struct {
 	w          *writer
 	p          Protection
 	iterations int  // of new PIN hashes
-	fleet      bool // a fleet's kiosk: accounts are the central's (not yet)
+	fleet      bool // a fleet's kiosk: accounts are the central's
 	demoOnly   bool // the demo's data directory: no real money, no account
+	// central keeps a fleet's accounts (nil: a lone kiosk, or a central
+	// without accounts); poke wakes the sync loop, which returns leases.
+	central PlayerCentral
+	poke    func()
 }
 
 // Protection is the protection in force.
@@ -87,13 +91,23 @@ func (pl *Accounts) change(ctx context.Context, what string, fn func(tx *journal
 	return err
 }
 
-// notInFleet refuses account changes on a fleet's kiosk: a player's
-// accounts, limits and breaks are fleet-wide, kept by the central.
+// notInFleet refuses an attendant's account changes on a fleet's kiosk: a
+// player's accounts, limits and breaks are fleet-wide, kept by the
+// central (`central players`).
 func (pl *Accounts) notInFleet() error {
 	if pl.fleet {
 		return fmt.Errorf("%w: player accounts of a fleet are kept by the central", ErrNoAccount)
 	}
 	return nil
+}
+
+// inFleet says whether the accounts are a fleet's, the central's; a
+// fleet's kiosk whose central keeps none refuses them.
+func (pl *Accounts) inFleet() (bool, error) {
+	if pl.fleet && pl.central == nil {
+		return true, pl.notInFleet()
+	}
+	return pl.central != nil, nil
 }
 
 // Open opens an account for a new holder and issues its card.
@@ -303,6 +317,12 @@ func (pl *Accounts) Authenticate(ctx context.Context, c Card, pin string) (Accou
 }
 
 func (pl *Accounts) login(ctx context.Context, c Card, pin string, session bool) (Account, error) {
+	if fleet, err := pl.inFleet(); fleet || err != nil {
+		if err != nil {
+			return Account{}, err
+		}
+		return pl.fleetLogin(ctx, c, pin) // a deposit too needs the session's lease
+	}
 	a, err := pl.ByCard(ctx, c)
 	if err != nil {
 		return Account{}, err
@@ -362,7 +382,7 @@ func (pl *Accounts) login(ctx context.Context, c Card, pin string, session bool)
 // guard reads player's account for a change at now (an account, not a
 // former wallet).
 func (pl *Accounts) guard(tx *journalTx, player string, now time.Time) (*guard, error) {
-	if err := pl.notInFleet(); err != nil {
+	if _, err := pl.inFleet(); err != nil {
 		return nil, err
 	}
 	g, ok, err := openGuard(tx, player, pl.p, now)
@@ -402,9 +422,18 @@ func (pl *Accounts) update(ctx context.Context, what, player string, fn func(g *
 
 // CloseSession ends the player's session (the logout button, the idle timeout).
 func (pl *Accounts) CloseSession(ctx context.Context, player, actor string) (Account, error) {
-	return pl.update(ctx, "logout", player, func(g *guard, _ *journalTx) error {
+	a, err := pl.update(ctx, "logout", player, func(g *guard, tx *journalTx) error {
+		if pl.central != nil {
+			if err := pl.fleetLogout(tx, player); err != nil {
+				return err
+			}
+		}
 		return endSession(&g.log, &g.acct, g.t, actor)
 	})
+	if err == nil && pl.poke != nil {
+		pl.poke() // the lease back to the central
+	}
+	return a, err
 }
 
 // RealityCheck records that the player acknowledged the reality check: play
@@ -434,6 +463,9 @@ func (pl *Accounts) SetLimit(ctx context.Context, actor, player string, k LimitK
 	}
 	if amount == 0 && k.Mandatory() {
 		return ch, fmt.Errorf("%w: %s", ErrLimitRequired, k)
+	}
+	if pl.central != nil {
+		return pl.fleetSetLimit(ctx, player, k, amount)
 	}
 	_, err := pl.update(ctx, "limit", player, func(g *guard, _ *journalTx) error {
 		a := &g.acct
@@ -466,6 +498,9 @@ func (pl *Accounts) TakeBreak(ctx context.Context, actor, player string, b Break
 	if !slices.Contains(Breaks, b) {
 		return Exclusion{}, fmt.Errorf("%w: %d", ErrBadBreak, b)
 	}
+	if pl.central != nil {
+		return pl.fleetBreak(ctx, player, b)
+	}
 	var e Exclusion
 	_, err := pl.update(ctx, "break", player, func(g *guard, _ *journalTx) error {
 		a := &g.acct
@@ -488,6 +523,9 @@ func (pl *Accounts) TakeBreak(ctx context.Context, actor, player string, b Break
 // UnlockCard ends a card's PIN lockout (an attendant, the player present);
 // with a new PIN, sets it too.
 func (pl *Accounts) UnlockCard(ctx context.Context, actor, player, newPIN string) (Account, error) {
+	if err := pl.notInFleet(); err != nil {
+		return Account{}, err
+	}
 	var h string
 	if newPIN != "" {
 		if err := CheckCardPIN(newPIN); err != nil {

@@ -67,18 +67,29 @@ type guard struct {
 	p    Protection
 	t    time.Time // the account's time
 	log  accountLog
+	// fleet: the account is a fleet's, whose limits the central keeps:
+	// the session's lease (nil: none in service) bounds what it moves,
+	// one of the kiosk's leases (fleet_leases.go).
+	fleet  bool
+	lease  *heldLease
+	leases []heldLease
 }
 
 // guardFor reads the account the wallet w belongs to, for a change at now
-// in tx. The demo wallet, and a fleet's kiosk, get none.
+// in tx. The demo wallet gets none, and on a fleet's kiosk a wallet
+// without a fleet account (a named wallet).
 func guardFor(tx *journalTx, w Wallet, fleet bool, p Protection, now time.Time) (*guard, error) {
-	if w.Player == DemoPlayer || fleet {
+	if w.Player == DemoPlayer {
 		return nil, nil
 	}
 	g, ok, err := openGuard(tx, w.Player, p, now)
 	switch {
 	case err != nil:
 		return nil, err
+	case fleet && !ok:
+		return nil, nil
+	case fleet:
+		return g, leaseGuard(tx, g)
 	case !ok && w.Seq > 0:
 		return nil, fmt.Errorf("%w: wallet %s", ErrAccountIncomplete, w.Player)
 	case !ok:
@@ -156,6 +167,9 @@ func (g *guard) realityDue() bool {
 // within refuses amount if it would take any limit of kinds beyond its
 // amount in force.
 func (g *guard) within(amount Cents, kinds ...LimitKind) error {
+	if g.fleet {
+		return g.inLease(amount, kinds...)
+	}
 	for _, k := range LimitKeys {
 		if !slices.Contains(kinds, k.Kind) {
 			continue
@@ -200,6 +214,10 @@ func (g *guard) sold(t Ticket, stake, prize Cents) error {
 	}
 	a := &g.acct
 	a.usage.add(g.t, 0, stake, prize)
+	if g.lease != nil {
+		g.lease.Used[LimitStake] += stake
+		g.lease.Used[LimitLoss] += stake
+	}
 	a.Session.Staked += stake
 	a.Session.Won += prize
 	switch {
@@ -219,6 +237,9 @@ func (g *guard) sold(t Ticket, stake, prize Cents) error {
 func (g *guard) deposited(amount Cents) {
 	if g != nil {
 		g.acct.usage.add(g.t, amount, 0, 0)
+		if g.lease != nil {
+			g.lease.Used[LimitDeposit] += amount
+		}
 	}
 }
 
@@ -234,6 +255,9 @@ func (g *guard) paid(balance Cents) {
 func (g *guard) keep(tx Tx) error {
 	if g == nil {
 		return nil
+	}
+	if err := g.keepLease(tx); err != nil {
+		return err
 	}
 	return putPlay(tx, g.acct)
 }

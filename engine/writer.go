@@ -49,6 +49,7 @@ type journalTx struct {
 	Tx
 	entry  JournalEntry
 	outbox *outbox // a fleet's kiosk: the movements for the central
+	lease  int64   // a fleet's kiosk: the player's lease the movements are made under
 }
 
 func (t *journalTx) PutRecord(r Record) error {

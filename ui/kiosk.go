@@ -555,6 +555,8 @@ func errorText(err error) string {
 		return lang.L("Demo terminal: only the demo funds play here, no real money.")
 	case errors.Is(err, engine.ErrOffline), errors.Is(err, engine.ErrCentralUnavailable):
 		return lang.L("Terminal offline: sales resume by themselves when the connection returns. Nothing was debited.")
+	case errors.Is(err, engine.ErrLeaseSpent):
+		return lang.L("Your play allowance from the central is used up and it cannot be reached to renew it: play resumes when the connection returns. Nothing was debited.")
 	case errors.Is(err, engine.ErrNoSession):
 		return lang.L("Your session has ended: log in again with your card.")
 	case errors.Is(err, engine.ErrNoAccount):

@@ -1,0 +1,501 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The kiosk's side of a fleet's player accounts (fleet_players.go): the
+// leases it holds, kept in one setting with the rest of the store, so that
+// a sale checks and counts its lease in its own transaction.
+
+// ActorCentral names the central in the account log: the mirror of an
+// account opened there, a session it ended.
+const ActorCentral = "central"
+
+// leaseMargin is how long before its time a lease stops serving: the
+// kiosk's and the central's clocks, and the round trip that brought it.
+const leaseMargin = 30 * time.Second
+
+// heldLease is a lease as the kiosk holds it.
+type heldLease struct {
+	Lease
+	Until time.Time // the kiosk's clock: when it stops serving
+	// Used is what the session used of it, by kind: deposits, stakes,
+	// and losses counted as stakes (a prize frees room only when the
+	// central counts it, at the next lease).
+	Used [LimitLoss + 1]Cents
+	// Back: the session ended, the lease is to be returned once the
+	// central holds the kiosk's movements through MovSeq.
+	Back   bool
+	MovSeq uint64
+}
+
+// leasesKey is the setting of the kiosk's leases.
+const leasesKey = "fleet/leases"
+
+func (l heldLease) encode(e *encoder) {
+	e.i64(l.ID)
+	e.str(l.Player)
+	e.time(l.Granted)
+	e.i64(int64(l.TTL))
+	e.u8(uint8(len(l.Rooms)))
+	for _, r := range l.Rooms {
+		e.u8(uint8(r.Kind))
+		e.i64(int64(r.Room))
+		e.u8(uint8(r.Limit.Kind))
+		e.u8(uint8(r.Limit.Window))
+		e.i64(int64(r.Max))
+		e.i64(int64(r.Used))
+	}
+	e.time(l.Until)
+	for _, u := range l.Used {
+		e.i64(int64(u))
+	}
+	e.u8(boolByte(l.Back))
+	e.u64(l.MovSeq)
+}
+
+func decodeLease(d *decoder) heldLease {
+	var l heldLease
+	l.ID, l.Player, l.Granted, l.TTL = d.i64(), d.str(), d.time(), time.Duration(d.i64())
+	n := int(d.u8())
+	for range n {
+		r := LeaseRoom{Kind: LimitKind(d.u8()), Room: Cents(d.i64())}
+		r.Limit = LimitKey{Kind: LimitKind(d.u8()), Window: Window(d.u8())}
+		r.Max, r.Used = Cents(d.i64()), Cents(d.i64())
+		l.Rooms = append(l.Rooms, r)
+	}
+	l.Until = d.time()
+	for i := range l.Used {
+		l.Used[i] = Cents(d.i64())
+	}
+	l.Back, l.MovSeq = d.u8() == 1, d.u64()
+	return l
+}
+
+func readLeases(tx ReadTx) ([]heldLease, error) {
+	v, ok, err := tx.Setting(leasesKey)
+	if err != nil || !ok {
+		return nil, err
+	}
+	d := decoder{b: v}
+	d.version("leases")
+	n := int(d.u16())
+	out := make([]heldLease, 0, n)
+	for range n {
+		out = append(out, decodeLease(&d))
+	}
+	return out, d.done("leases")
+}
+
+func putLeases(tx Tx, ls []heldLease) error {
+	e := encoder{}
+	e.u8(codecVersion)
+	e.u16(uint16(len(ls)))
+	for _, l := range ls {
+		l.encode(&e)
+	}
+	return tx.PutSetting(leasesKey, e.b)
+}
+
+// sessionLease is player's lease in service (not being returned), if any.
+func sessionLease(ls []heldLease, player string) (int, bool) {
+	i := slices.IndexFunc(ls, func(l heldLease) bool { return l.Player == player && !l.Back })
+	return i, i >= 0
+}
+
+// inLease refuses amount of kinds beyond the session's lease: a room
+// bound by a limit is the limit's refusal, a room bound by the lease's
+// size (or a lease spent or out of time) waits for the central's renewal.
+func (g *guard) inLease(amount Cents, kinds ...LimitKind) error {
+	l := g.lease
+	if l == nil || l.Back || !g.t.Before(l.Until) {
+		return ErrLeaseSpent
+	}
+	for _, k := range kinds {
+		r, ok := l.Room(k)
+		if !ok || l.Used[k]+amount <= r.Room {
+			continue
+		}
+		if !r.Bound() {
+			return ErrLeaseSpent
+		}
+		return &LimitError{Limit: r.Limit, Max: r.Max, Used: r.Used + l.Used[k], Amount: amount}
+	}
+	return nil
+}
+
+// leaseGuard gives a fleet account's guard its session's lease, read in
+// tx, and tags the transaction's movements with it.
+func leaseGuard(tx *journalTx, g *guard) error {
+	ls, err := readLeases(tx)
+	if err != nil {
+		return err
+	}
+	g.fleet = true
+	if i, ok := sessionLease(ls, g.acct.Player); ok {
+		g.leases, g.lease = ls, &ls[i]
+		tx.lease = g.lease.ID
+	}
+	return nil
+}
+
+// keepLease writes back what the sale or the movement used of the lease.
+func (g *guard) keepLease(tx Tx) error {
+	if g.lease == nil {
+		return nil
+	}
+	return putLeases(tx, g.leases)
+}
+
+// fleetLogin logs the holder of card in at a fleet's kiosk: the central
+// checks the PIN and reserves the session's lease, then the kiosk keeps
+// a mirror of the account (what its screens show and its sales check)
+// and opens the session. A lease left from an earlier session of the
+// player is returned.
+func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account, error) {
+	acct, lease, err := pl.central.PlayerLogin(ctx, c, pin)
+	if err != nil {
+		return Account{}, err
+	}
+	received := pl.w.now().UTC()
+	var out Account
+	err = pl.change(ctx, "login", func(tx *journalTx, log *accountLog, now time.Time) error {
+		a, ok, err := readAccount(tx, acct.Player)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			a = Account{Player: acct.Player, Card: acct.Card, Identity: acct.Identity, Opened: now, OpenedBy: ActorCentral, Complete: true, Clock: now}
+			if _, err := log.append(AccountRecord{Time: now, Kind: AccOpened, Player: a.Player, Actor: ActorCentral, Identity: a.Identity, Card: a.Card}); err != nil {
+				return err
+			}
+			if _, ok, err := tx.Wallet(a.Player); err != nil {
+				return err
+			} else if !ok {
+				if err := tx.PutWallet(Wallet{Player: a.Player}); err != nil {
+					return err
+				}
+			}
+		}
+		t := a.at(now)
+		a.Limits, a.Pending = acct.Limits, acct.Pending
+		if a.Limits == nil {
+			a.Limits = Limits{}
+		}
+		if err := endSession(log, &a, t, ActorPlayer); err != nil {
+			return err
+		}
+		a.Session = Session{Open: true, Start: t, Due: t.Add(pl.p.RealityCheck)}
+		if _, err := log.append(AccountRecord{Time: t, Kind: AccSessionStart, Player: a.Player, Actor: ActorPlayer, Effective: a.Session.Due}); err != nil {
+			return err
+		}
+		ls, err := readLeases(tx)
+		if err != nil {
+			return err
+		}
+		st, err := readFleetState(tx)
+		if err != nil {
+			return err
+		}
+		ls = giveBack(ls, a.Player, st.MovSeq)
+		ls = append(ls, heldLease{Lease: lease, Until: received.Add(lease.TTL - leaseMargin)})
+		if err := putLeases(tx, ls); err != nil {
+			return err
+		}
+		out = a
+		return putAccount(tx, a)
+	})
+	if err == nil && pl.poke != nil {
+		pl.poke()
+	}
+	return out, err
+}
+
+// giveBack marks player's lease in service, if any, to be returned once
+// the central holds the movements through movSeq.
+func giveBack(ls []heldLease, player string, movSeq uint64) []heldLease {
+	if i, ok := sessionLease(ls, player); ok {
+		ls[i].Back, ls[i].MovSeq = true, movSeq
+	}
+	return ls
+}
+
+// fleetLogout ends the session of a fleet account and gives its lease back.
+func (pl *Accounts) fleetLogout(tx *journalTx, player string) error {
+	ls, err := readLeases(tx)
+	if err != nil {
+		return err
+	}
+	st, err := readFleetState(tx)
+	if err != nil {
+		return err
+	}
+	return putLeases(tx, giveBack(ls, player, st.MovSeq))
+}
+
+// sessionLeaseID is the id of player's lease in service.
+func (pl *Accounts) sessionLeaseID(ctx context.Context, player string) (int64, error) {
+	var id int64
+	err := pl.w.view(ctx, func(tx ReadTx) error {
+		ls, err := readLeases(tx)
+		if i, ok := sessionLease(ls, player); ok {
+			id = ls[i].ID
+		}
+		return err
+	})
+	if err == nil && id == 0 {
+		err = ErrNoSession
+	}
+	return id, err
+}
+
+// tendLeases is the sync round's care of the leases, after its push: the
+// leases given back are returned; the central's word on the others is
+// read, and a session whose lease it ended for a break or a listing is
+// ended here too (the player sees why at the next touch); a lease about
+// to run out, in room or in time, is renewed.
+func (f *Fleet) tendLeases(ctx context.Context) error {
+	if f.players == nil {
+		return nil
+	}
+	var ls []heldLease
+	var st fleetState
+	err := f.w.view(ctx, func(tx ReadTx) (err error) {
+		if ls, err = readLeases(tx); err == nil {
+			st, err = readFleetState(tx)
+		}
+		return err
+	})
+	if err != nil || len(ls) == 0 {
+		return err
+	}
+	if err := f.returnLeases(ctx, ls); err != nil {
+		return err
+	}
+	var ids []int64
+	for _, l := range ls {
+		if !l.Back {
+			ids = append(ids, l.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	states, err := f.players.LeaseStates(ctx, ids)
+	if err != nil {
+		return err
+	}
+	now := f.w.now().UTC()
+	for _, s := range states {
+		i := slices.IndexFunc(ls, func(l heldLease) bool { return l.ID == s.ID })
+		if i < 0 {
+			continue
+		}
+		l := ls[i]
+		switch s.Revoked {
+		case "":
+			if !l.due(now) {
+				continue
+			}
+		case RevokedLimit:
+		default:
+			if err := f.dropLease(ctx, l.ID, s.Revoked, s.Account); err != nil {
+				return err
+			}
+			continue
+		}
+		if st.MovSeq != st.Pushed {
+			continue // the movements under the lease first: at the next round
+		}
+		next, err := f.players.RenewLease(ctx, l.ID, st.Pushed)
+		var revoked *LeaseRevokedError
+		switch {
+		case errors.As(err, &revoked):
+			err = f.dropLease(ctx, l.ID, revoked.Reason, s.Account)
+		case errors.Is(err, ErrSyncGap):
+			err = nil // a sale since the push: at the next round
+		case err == nil:
+			err = f.renewed(ctx, l, next, now)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// returnLeases returns the leases of ls given back (ended sessions) and
+// forgets them. A lease the central ended meanwhile is forgotten too.
+func (f *Fleet) returnLeases(ctx context.Context, ls []heldLease) error {
+	for _, l := range ls {
+		if !l.Back {
+			continue
+		}
+		if err := f.players.ReturnLease(ctx, l.ID, l.MovSeq); err != nil && !errors.Is(err, ErrLeaseRevoked) {
+			return err
+		}
+		if err := f.dropLease(ctx, l.ID, "", Account{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// returnOnClose returns the leases given back, at the program's end, after
+// its last push: a session that a command opened and closed does not keep
+// its room from the player's other kiosks until the next start.
+func (f *Fleet) returnOnClose(ctx context.Context) error {
+	if f.players == nil {
+		return nil
+	}
+	var ls []heldLease
+	if err := f.w.view(ctx, func(tx ReadTx) (err error) { ls, err = readLeases(tx); return err }); err != nil {
+		return err
+	}
+	return f.returnLeases(ctx, ls)
+}
+
+// due says whether a lease needs renewing: a third of its time left, or
+// a room a quarter full of what it had left.
+func (l heldLease) due(now time.Time) bool {
+	if l.Until.Sub(now) < l.TTL/3 {
+		return true
+	}
+	for _, r := range l.Rooms {
+		if !r.Bound() && l.Used[r.Kind]*4 > r.Room*3 {
+			return true
+		}
+	}
+	return false
+}
+
+// renewed puts the next lease in place of l: what the session used since
+// the renewal was asked (the movements the central did not count in it)
+// is counted in the new one.
+func (f *Fleet) renewed(ctx context.Context, l heldLease, next Lease, asked time.Time) error {
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	return f.w.update(ctx, func(tx *journalTx) error {
+		ls, err := readLeases(tx)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(ls, func(x heldLease) bool { return x.ID == l.ID })
+		if i < 0 || ls[i].Back {
+			// Ended meanwhile (a logout): the new one goes back too.
+			st, err := readFleetState(tx)
+			if err != nil {
+				return err
+			}
+			return putLeases(tx, append(ls, heldLease{Lease: next, Back: true, MovSeq: st.MovSeq}))
+		}
+		h := heldLease{Lease: next, Until: asked.Add(next.TTL - leaseMargin)}
+		for k := range h.Used {
+			h.Used[k] = ls[i].Used[k] - l.Used[k]
+		}
+		ls[i] = h
+		return putLeases(tx, ls)
+	})
+}
+
+// dropLease forgets lease id. A lease the central ended (why: a
+// revocation) ends its session here, with the break it learnt of.
+func (f *Fleet) dropLease(ctx context.Context, id int64, why string, a Account) error {
+	f.w.mu.Lock()
+	defer f.w.mu.Unlock()
+	return f.w.update(ctx, func(tx *journalTx) error {
+		ls, err := readLeases(tx)
+		if err != nil {
+			return err
+		}
+		i := slices.IndexFunc(ls, func(x heldLease) bool { return x.ID == id })
+		if i < 0 {
+			return nil
+		}
+		l := ls[i]
+		ls = slices.Delete(ls, i, i+1)
+		if err := putLeases(tx, ls); err != nil {
+			return err
+		}
+		if why == "" || l.Back {
+			return nil
+		}
+		f.w.log.Warn().Int64("lease", id).Str("player", l.Player).Str("reason", why).Msg("the central ended a session's lease")
+		acct, ok, err := readAccount(tx, l.Player)
+		if err != nil || !ok {
+			return err
+		}
+		log := &accountLog{tx: tx}
+		t := acct.at(f.w.now().UTC())
+		if a.Break.Active(t) && !acct.Break.Active(t) {
+			acct.Break = a.Break
+			if _, err := log.append(AccountRecord{Time: t, Kind: AccBreak, Player: acct.Player, Actor: ActorCentral, Until: a.Break.Until,
+				Text: fmt.Sprintf("central: %s", why)}); err != nil {
+				return err
+			}
+		}
+		if err := endSession(log, &acct, t, ActorCentral); err != nil {
+			return err
+		}
+		return putAccount(tx, acct)
+	})
+}
+
+// fleetSetLimit changes a limit of a fleet account at the central, the
+// player logged in here, and the kiosk's mirror with it.
+func (pl *Accounts) fleetSetLimit(ctx context.Context, player string, k LimitKey, amount Cents) (PendingLimit, error) {
+	id, err := pl.sessionLeaseID(ctx, player)
+	if err != nil {
+		return PendingLimit{}, err
+	}
+	ch, err := pl.central.PlayerSetLimit(ctx, id, k, amount)
+	if err != nil {
+		return ch, err
+	}
+	_, err = pl.update(ctx, "limit", player, func(g *guard, _ *journalTx) error {
+		a := &g.acct
+		if ch.Effective.After(ch.Requested) {
+			a.Pending = append(a.Pending, ch)
+		} else {
+			a.Limits[k] = amount
+		}
+		return nil
+	})
+	if pl.poke != nil {
+		pl.poke() // a decrease ends the lease: the next one, at once
+	}
+	return ch, err
+}
+
+// fleetBreak takes a break at the central, for every kiosk of the fleet,
+// the player logged in here; the session ends and its lease goes back.
+func (pl *Accounts) fleetBreak(ctx context.Context, player string, b Break) (Exclusion, error) {
+	id, err := pl.sessionLeaseID(ctx, player)
+	if err != nil {
+		return Exclusion{}, err
+	}
+	e, err := pl.central.PlayerTakeBreak(ctx, id, b)
+	if err != nil {
+		return e, err
+	}
+	_, err = pl.update(ctx, "break", player, func(g *guard, tx *journalTx) error {
+		a := &g.acct
+		a.Break = e
+		if _, err := g.log.append(AccountRecord{Time: g.t, Kind: AccBreak, Player: a.Player, Actor: ActorPlayer, Until: e.Until, Text: b.String()}); err != nil {
+			return err
+		}
+		if err := pl.fleetLogout(tx, player); err != nil {
+			return err
+		}
+		return endSession(&g.log, a, g.t, ActorPlayer)
+	})
+	if pl.poke != nil {
+		pl.poke()
+	}
+	return e, err
+}
