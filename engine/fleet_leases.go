@@ -158,6 +158,11 @@ func (g *guard) keepLease(tx Tx) error {
 // and opens the session. A lease left from an earlier session of the
 // player is returned.
 func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account, error) {
+	// A lease this kiosk holds for the player would keep its room from
+	// the new one: returned first, its movements pushed.
+	if err := pl.kiosk.returnPlayer(ctx, string(c)); err != nil {
+		return Account{}, err
+	}
 	acct, lease, err := pl.central.PlayerLogin(ctx, c, pin)
 	if err != nil {
 		return Account{}, err
@@ -210,8 +215,8 @@ func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account
 		out = a
 		return putAccount(tx, a)
 	})
-	if err == nil && pl.poke != nil {
-		pl.poke()
+	if err == nil {
+		pl.kiosk.loop.poke()
 	}
 	return out, err
 }
@@ -346,6 +351,45 @@ func (f *Fleet) returnLeases(ctx context.Context, ls []heldLease) error {
 	return nil
 }
 
+// returnPlayer gives back the leases the kiosk holds for player (a
+// player's wallet is the card's number), pushes what was moved under them
+// and returns them.
+func (f *Fleet) returnPlayer(ctx context.Context, player string) error {
+	var mine []heldLease
+	err := f.w.view(ctx, func(tx ReadTx) error {
+		ls, err := readLeases(tx)
+		for _, l := range ls {
+			if l.Player == player {
+				mine = append(mine, l)
+			}
+		}
+		return err
+	})
+	if err != nil || len(mine) == 0 {
+		return err
+	}
+	f.w.mu.Lock()
+	err = f.w.update(ctx, func(tx *journalTx) error {
+		ls, err := readLeases(tx)
+		if err != nil {
+			return err
+		}
+		st, err := readFleetState(tx)
+		if err != nil {
+			return err
+		}
+		return putLeases(tx, giveBack(ls, player, st.MovSeq))
+	})
+	f.w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := f.pushAll(ctx); err != nil {
+		return err
+	}
+	return f.returnOnClose(ctx)
+}
+
 // returnOnClose returns the leases given back, at the program's end, after
 // its last push: a session that a command opened and closed does not keep
 // its room from the player's other kiosks until the next start.
@@ -466,9 +510,7 @@ func (pl *Accounts) fleetSetLimit(ctx context.Context, player string, k LimitKey
 		}
 		return nil
 	})
-	if pl.poke != nil {
-		pl.poke() // a decrease ends the lease: the next one, at once
-	}
+	pl.kiosk.loop.poke() // a decrease ends the lease: the next one, at once
 	return ch, err
 }
 
@@ -494,8 +536,6 @@ func (pl *Accounts) fleetBreak(ctx context.Context, player string, b Break) (Exc
 		}
 		return endSession(&g.log, a, g.t, ActorPlayer)
 	})
-	if pl.poke != nil {
-		pl.poke()
-	}
+	pl.kiosk.loop.poke()
 	return e, err
 }

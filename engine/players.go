@@ -21,9 +21,10 @@ type Accounts struct {
 	fleet      bool // a fleet's kiosk: accounts are the central's
 	demoOnly   bool // the demo's data directory: no real money, no account
 	// central keeps a fleet's accounts (nil: a lone kiosk, or a central
-	// without accounts); poke wakes the sync loop, which returns leases.
+	// without accounts), and kiosk is the kiosk's side of the fleet,
+	// whose sync loop returns and renews the leases.
 	central PlayerCentral
-	poke    func()
+	kiosk   *Fleet
 }
 
 // Protection is the protection in force.
@@ -430,8 +431,8 @@ func (pl *Accounts) CloseSession(ctx context.Context, player, actor string) (Acc
 		}
 		return endSession(&g.log, &g.acct, g.t, actor)
 	})
-	if err == nil && pl.poke != nil {
-		pl.poke() // the lease back to the central
+	if err == nil && pl.kiosk != nil {
+		pl.kiosk.loop.poke() // the lease back to the central
 	}
 	return a, err
 }

@@ -124,7 +124,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	s.Desk = newDesk(w, cash, cfg)
 	s.Accounts = &Accounts{w: w, p: cfg.Protection, iterations: cfg.PINIterations, fleet: s.Fleet != nil, demoOnly: cfg.DemoOnly}
 	if s.Fleet != nil {
-		s.Accounts.central, s.Accounts.poke = s.Fleet.players, s.Fleet.loop.poke
+		s.Accounts.central, s.Accounts.kiosk = s.Fleet.players, s.Fleet
 	}
 	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
 	s.Auditor = &Auditor{w: w, fleet: s.Fleet, protection: cfg.Protection}
