@@ -18,7 +18,11 @@ type AuditReport struct {
 	Blocks   int      `json:"blocks"`
 	Sales    int      `json:"sales"`
 	Kiosks   int      `json:"kiosks"`
-	Findings []string `json:"findings"`
+	Accounts int      `json:"accounts"`
+	Findings []string `json:"findings"` // every finding, in words
+	// PlayerFindings are the findings on the accounts (audit_players.go),
+	// also in Findings, with their kind.
+	PlayerFindings []PlayerFinding `json:"player_findings"`
 }
 
 // auditBlockRow is a block as sql/audit_blocks.sql reads it.
@@ -86,7 +90,8 @@ type auditKiosk struct {
 // closed block's sold and voided units tally to the prize table. Per
 // kiosk: its sales and movements are gap-free and unique, and the money of
 // its sales equals its synced ledger's. Every conflict the pushes recorded
-// (a position sold twice…) is a finding.
+// (a position sold twice…) is a finding. Per account: its limits, leases,
+// breaks and listing held over the whole fleet (audit_players.go).
 func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 	var rep AuditReport
 	find := func(format string, args ...any) { rep.Findings = append(rep.Findings, fmt.Sprintf(format, args...)) }
@@ -244,6 +249,9 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 		if err := auditHoldings(ctx, tx, find); err != nil {
 			return err
 		}
+		if err := auditPlayers(ctx, tx, &rep, find); err != nil {
+			return err
+		}
 		ids := make([]string, 0, len(kiosks))
 		for id := range kiosks {
 			ids = append(ids, id)
@@ -265,6 +273,9 @@ func (a *Admin) Audit(ctx context.Context) (AuditReport, error) {
 	rep.OK = len(rep.Findings) == 0
 	if rep.Findings == nil {
 		rep.Findings = []string{}
+	}
+	if rep.PlayerFindings == nil {
+		rep.PlayerFindings = []PlayerFinding{}
 	}
 	return rep, nil
 }

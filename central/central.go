@@ -182,7 +182,7 @@ func (c blockRefCols) blockRef() engine.BlockRef {
 	return engine.BlockRef{Emission: uint16(c.Emission), Stake: engine.Cents(c.StakeCents), Number: uint32(c.Number)}
 }
 
-// translate maps the kiosk functions' SQLSTATEs (migrations/0002, 0005) and
+// translate maps the kiosk functions' SQLSTATEs (migrations/0002, 0005, 0007) and
 // connection failures to the engine's fleet errors.
 func translate(err error) error {
 	if err == nil {
@@ -203,6 +203,10 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", engine.ErrClaimRefused, pg.Message)
 		case "SF009":
 			return fmt.Errorf("%w: %s", engine.ErrPushRefused, pg.Message)
+		case "SF011": // migrations/0007
+			return fmt.Errorf("%w: %s", engine.ErrBadLimit, pg.Message)
+		case "SF012":
+			return fmt.Errorf("%w: %s", engine.ErrBadBreak, pg.Message)
 		case "SF004", "42501": // 42501: insufficient privilege
 			return fmt.Errorf("%w: %s", engine.ErrUnknownKiosk, pg.Message)
 		}

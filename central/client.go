@@ -170,6 +170,7 @@ type movementRow struct {
 	CreditCents int64   `json:"credit_cents"`
 	Ticket      *string `json:"ticket"`
 	At          string  `json:"at"`
+	Lease       int64   `json:"lease,omitempty"` // the player's lease it was made under (migrations/0007)
 }
 
 // PushMovements implements engine.Central.
@@ -177,7 +178,7 @@ func (c *Client) PushMovements(ctx context.Context, ms []engine.FleetMovement) (
 	rows := make([]movementRow, len(ms))
 	for i, m := range ms {
 		rows[i] = movementRow{Seq: m.Seq, ID: m.ID, Player: m.Player, Kind: m.Kind.String(), DebitCents: int64(m.Debit),
-			CreditCents: int64(m.Credit), At: wireTime(m.Time)}
+			CreditCents: int64(m.Credit), At: wireTime(m.Time), Lease: m.Lease}
 		if m.Ticket != nil {
 			t := m.Ticket.String()
 			rows[i].Ticket = &t

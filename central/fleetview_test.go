@@ -95,8 +95,8 @@ func viewsEqual(a, b engine.FleetView) bool {
 	})
 }
 
-// What a kiosk role may execute is exactly its functions: 0002's,
-// 0003's and 0004's, nothing of the owner's helpers nor of pgcrypto.
+// What a kiosk role may execute is exactly its functions: 0002's to
+// 0007's, nothing of the owner's helpers nor of pgcrypto.
 func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1")
 	conn, err := pgx.Connect(ctx, f.urls["k1"])
@@ -111,7 +111,8 @@ func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"claim_pack(integer)", "fetch_pack(text)", "fleet_view()", "heartbeat(integer,bigint,bytea)", "journal_anchor()", "kiosk_data_key()", "kiosk_state()",
-		"lookup_ticket(text)", "push_movements(jsonb)", "push_sales(jsonb)", "release_pack(text,integer)"}
+		"lease_states(bigint[])", "lookup_ticket(text)", "player_login(text,text)", "player_set_limit(bigint,text,bigint)", "player_take_break(bigint,text)",
+		"push_movements(jsonb)", "push_sales(jsonb)", "release_pack(text,integer)", "renew_lease(bigint,bigint)", "return_lease(bigint,bigint)"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("a kiosk may execute %q, want %q", got, want)
 	}

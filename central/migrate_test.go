@@ -33,8 +33,9 @@ func TestKioskFromBeforeMigration3(t *testing.T) {
 		t.Fatalf("schema 2: %v %v", applied, err)
 	}
 	old := addKioskV2(t, a, "old")
-	if applied, err := a.Init(ctx); err != nil || !slices.Equal(applied, []string{"0003_fleet_view.sql", "0004_kiosk_data_keys.sql", "0005_trust_no_one.sql", "0006_journal_anchor.sql"}) {
-		t.Fatalf("migration to 6: %v %v", applied, err)
+	if applied, err := a.Init(ctx); err != nil || !slices.Equal(applied, []string{"0003_fleet_view.sql", "0004_kiosk_data_keys.sql", "0005_trust_no_one.sql", "0006_journal_anchor.sql",
+		"0007_player_accounts.sql"}) {
+		t.Fatalf("migration to 7: %v %v", applied, err)
 	}
 	// 0005 gave the existing kiosk's role its limits, as AddKiosk does.
 	var limit int
