@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"starfortune/central"
 	"starfortune/engine"
+	"starfortune/engine/memstore"
 )
 
 // The players' accounts of a fleet (#31, migrations/0007), against the
@@ -107,13 +110,13 @@ func (f *fleet) usage(t *testing.T, card engine.Card, k engine.LimitKey) central
 	return central.LimitUsage{}
 }
 
-// The login checks card and PIN and reserves a lease whose rooms are the
-// lease's size, or what the limits leave; the account comes without its
-// PIN. An unknown card and a wrong PIN are refused with the engine's
+// The login checks card and PIN and reserves a lease: its stake room is
+// the lease's size, or what the limits leave, its deposit room all that
+// the deposit limits leave; the account comes without its PIN. An unknown card and a wrong PIN are refused with the engine's
 // errors.
 func TestPlayerLogin(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1")
-	acct := f.openPlayer(t, "A1", 20000, 3000, nil)
+	acct := f.openPlayer(t, "A1", 20000, 30000, nil)
 	if acct.Card != engine.NewCard(1) || acct.Player != string(acct.Card) || !acct.Complete {
 		t.Fatalf("opened %+v, want card %s", acct, engine.NewCard(1))
 	}
@@ -121,18 +124,18 @@ func TestPlayerLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Player != acct.Player || a.Identity != acct.Identity || a.Limits[depositWeek] != 20000 || a.Limits[stakeWeek] != 3000 || a.PINHash != "" {
+	if a.Player != acct.Player || a.Identity != acct.Identity || a.Limits[depositWeek] != 20000 || a.Limits[stakeWeek] != 30000 || a.PINHash != "" {
 		t.Fatalf("account at login: %+v", a)
 	}
 	if l.ID == 0 || l.Player != acct.Player || l.TTL != 15*time.Minute || len(l.Rooms) != 2 {
 		t.Fatalf("lease: %+v", l)
 	}
-	// Deposits: the lease's size (5 000 cents) binds; stakes: the limit.
-	if r := room(t, l, engine.LimitDeposit); r.Room != 5000 || r.Bound() {
-		t.Fatalf("deposit room %+v, want 5000 of the lease's size", r)
+	// Stakes: the lease's size (5 000 cents) binds; deposits: the limit.
+	if r := room(t, l, engine.LimitStake); r.Room != 5000 || r.Bound() {
+		t.Fatalf("stake room %+v, want 5000 of the lease's size", r)
 	}
-	if r := room(t, l, engine.LimitStake); r.Room != 3000 || r.Limit != stakeWeek || r.Max != 3000 || r.Used != 0 {
-		t.Fatalf("stake room %+v, want 3000 bound by stake-week", r)
+	if r := room(t, l, engine.LimitDeposit); r.Room != 20000 || r.Limit != depositWeek || r.Max != 20000 || r.Used != 0 {
+		t.Fatalf("deposit room %+v, want all of deposit-week's 20000", r)
 	}
 	var wrong *engine.PlayerPINError
 	if _, _, err := f.kiosks["k1"].PlayerLogin(ctx, acct.Card, "9999"); !errors.As(err, &wrong) || wrong.Left != 4 {
@@ -244,12 +247,12 @@ func TestPlayerBreakAndListedRefusals(t *testing.T) {
 }
 
 // Two kiosks reserving for one player at once, many times over, real
-// kiosk roles in goroutines: the rooms granted add up to the limit, never
+// kiosk roles in goroutines: the rooms granted add up to the limits, never
 // more (the player's row serialises the reservations).
 func TestPlayerLeasesConcurrent(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1", "k2")
 	f.set(t, "lease_size_cents = 3000")
-	card := f.openPlayer(t, "A1", 10000, 100000, nil).Card
+	card := f.openPlayer(t, "A1", 10000, 20000, nil).Card
 	const perKiosk = 6
 	var wg sync.WaitGroup
 	leases := make(chan engine.Lease, 2*perKiosk)
@@ -287,27 +290,36 @@ func TestPlayerLeasesConcurrent(t *testing.T) {
 			}
 		}
 	}
-	if n := len(held["k1"]) + len(held["k2"]); n != 2*perKiosk || deposits != 10000 || stakes != 2*perKiosk*3000 {
-		t.Fatalf("%d leases hold %s of deposits (the limit is 100.00) and %s of stakes", n, deposits, stakes)
+	if n := len(held["k1"]) + len(held["k2"]); n != 2*perKiosk || deposits != 10000 || stakes != 20000 {
+		t.Fatalf("%d leases hold %s of deposits and %s of stakes (the limits are 100.00 and 200.00)", n, deposits, stakes)
 	}
-	if u := f.usage(t, card, depositWeek); u.Used+u.Outstanding > u.Max || u.Outstanding != 10000 {
-		t.Fatalf("deposit-week after the rush: %+v", u)
+	for _, k := range []engine.LimitKey{depositWeek, stakeWeek} {
+		if u := f.usage(t, card, k); u.Used != 0 || u.Outstanding != u.Max {
+			t.Fatalf("%s after the rush: %+v", k, u)
+		}
 	}
-	// Then both kiosks at once deposit what each lease allows and renew
-	// it: the movements and the new leases stay within the limit.
+	// Then both kiosks at once deposit and stake what each lease allows
+	// and renew it: the movements and the new leases stay within the
+	// limits.
 	errs = make(chan error, 2)
 	for k, ls := range held {
 		wg.Go(func() {
 			var seq uint64
 			for _, l := range ls {
+				var ms []engine.FleetMovement
 				if r, _ := l.Room(engine.LimitDeposit); r.Room > 0 {
+					ms = append(ms, deposit(card, l.ID, r.Room, time.Now()))
+				}
+				if r, _ := l.Room(engine.LimitStake); r.Room > 0 {
+					ms = append(ms, play(card, l.ID, r.Room, 0, time.Now()))
+				}
+				for i := range ms {
 					seq++
-					m := deposit(card, l.ID, r.Room, time.Now())
-					m.Seq, m.ID = seq, fmt.Sprintf("%s/%d", k, seq)
-					if _, err := f.kiosks[k].PushMovements(ctx, []engine.FleetMovement{m}); err != nil {
-						errs <- err
-						return
-					}
+					ms[i].Seq, ms[i].ID = seq, fmt.Sprintf("%s/%d", k, seq)
+				}
+				if _, err := f.kiosks[k].PushMovements(ctx, ms); err != nil {
+					errs <- err
+					return
 				}
 				if _, err := f.kiosks[k].RenewLease(ctx, l.ID, seq); err != nil {
 					errs <- err
@@ -321,8 +333,10 @@ func TestPlayerLeasesConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if u := f.usage(t, card, depositWeek); u.Used+u.Outstanding > u.Max || u.Used == 0 {
-		t.Fatalf("deposit-week after the deposits and renewals: %+v", u)
+	for _, k := range []engine.LimitKey{depositWeek, stakeWeek} {
+		if u := f.usage(t, card, k); u.Used+u.Outstanding > u.Max || u.Used != u.Max {
+			t.Fatalf("%s after the movements and renewals: %+v", k, u)
+		}
 	}
 	if rep := f.audit(t); len(rep.PlayerFindings) != 0 {
 		t.Fatalf("audit: %q", rep.Findings)
@@ -335,14 +349,14 @@ func TestPlayerLeasesConcurrent(t *testing.T) {
 // error.
 func TestPlayerRenewAndReturn(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1", "k2")
-	card := f.openPlayer(t, "A1", 8000, 100000, nil).Card
+	card := f.openPlayer(t, "A1", 100000, 8000, nil).Card
 	mv := f.movements()
 	_, l1 := f.login(t, "k1", card)
 	_, l2 := f.login(t, "k2", card)
-	if r := room(t, l2, engine.LimitDeposit); r.Room != 3000 || r.Limit != depositWeek || r.Max != 8000 || r.Used != 5000 {
-		t.Fatalf("the second lease's deposit room: %+v, want 3000 left of 80.00 with 50.00 in k1's lease", r)
+	if r := room(t, l2, engine.LimitStake); r.Room != 3000 || r.Limit != stakeWeek || r.Max != 8000 || r.Used != 5000 {
+		t.Fatalf("the second lease's stake room: %+v, want 3000 left of 80.00 with 50.00 in k1's lease", r)
 	}
-	mv.push(t, "k1", deposit(card, l1.ID, 2000, time.Now()))
+	mv.push(t, "k1", play(card, l1.ID, 2000, 0, time.Now()))
 	k1, k2 := f.kiosks["k1"], f.kiosks["k2"]
 	if _, err := k1.RenewLease(ctx, l1.ID, 2); !errors.Is(err, engine.ErrSyncGap) {
 		t.Fatalf("renewal through movement 2, the central holding 1: %v", err)
@@ -351,8 +365,8 @@ func TestPlayerRenewAndReturn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 80.00 − 20.00 deposited − 30.00 in k2's lease.
-	if r := room(t, next, engine.LimitDeposit); next.ID == l1.ID || r.Room != 3000 || r.Used != 5000 {
+	// 80.00 − 20.00 staked − 30.00 in k2's lease.
+	if r := room(t, next, engine.LimitStake); next.ID == l1.ID || r.Room != 3000 || r.Used != 5000 {
 		t.Fatalf("renewed: %+v", next)
 	}
 	var revoked *engine.LeaseRevokedError
@@ -370,11 +384,11 @@ func TestPlayerRenewAndReturn(t *testing.T) {
 		t.Fatalf("the state of a returned lease: %+v %v", st, err)
 	}
 	// k2's room is back: 80.00 − 20.00 − 30.00 in k1's lease.
-	if _, l := f.login(t, "k2", card); room(t, l, engine.LimitDeposit).Room != 3000 {
+	if _, l := f.login(t, "k2", card); room(t, l, engine.LimitStake).Room != 3000 {
 		t.Fatalf("login after the return: %+v", l)
 	}
-	if u := f.usage(t, card, depositWeek); u.Used != 2000 || u.Outstanding != 6000 {
-		t.Fatalf("deposit-week: %+v", u)
+	if u := f.usage(t, card, stakeWeek); u.Used != 2000 || u.Outstanding != 6000 {
+		t.Fatalf("stake-week: %+v", u)
 	}
 }
 
@@ -383,18 +397,18 @@ func TestPlayerRenewAndReturn(t *testing.T) {
 // says so, without the account.
 func TestPlayerExpiredLease(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1", "k2")
-	card := f.openPlayer(t, "A1", 6000, 100000, nil).Card
+	card := f.openPlayer(t, "A1", 100000, 6000, nil).Card
 	mv := f.movements()
 	_, l1 := f.login(t, "k1", card)
 	_, l2 := f.login(t, "k2", card)
-	if r := room(t, l2, engine.LimitDeposit); r.Room != 1000 {
+	if r := room(t, l2, engine.LimitStake); r.Room != 1000 {
 		t.Fatalf("k2's room beside k1's lease: %+v", r)
 	}
-	mv.push(t, "k1", deposit(card, l1.ID, 1000, time.Now()))
+	mv.push(t, "k1", play(card, l1.ID, 1000, 0, time.Now()))
 	f.exec(t, "UPDATE leases SET expires_at = now() - interval '1 second' WHERE id = $1", l1.ID)
-	// 60.00 − 10.00 deposited under the expired lease − 10.00 in k2's.
+	// 60.00 − 10.00 staked under the expired lease − 10.00 in k2's.
 	_, l3 := f.login(t, "k2", card)
-	if r := room(t, l3, engine.LimitDeposit); r.Room != 4000 || r.Used != 2000 || r.Limit != depositWeek {
+	if r := room(t, l3, engine.LimitStake); r.Room != 4000 || r.Used != 2000 || r.Limit != stakeWeek {
 		t.Fatalf("room with k1's lease expired: %+v", r)
 	}
 	var revoked *engine.LeaseRevokedError
@@ -526,16 +540,16 @@ func TestPlayerBreakRevokesOtherKiosk(t *testing.T) {
 // waits for it, a mandatory limit is never removed.
 func TestPlayerLimitDecrease(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1", "k2")
-	card := f.openPlayer(t, "A1", 20000, 10000, nil).Card
+	card := f.openPlayer(t, "A1", 20000, 20000, nil).Card
 	_, l1 := f.login(t, "k1", card)
 	_, l2 := f.login(t, "k2", card)
 	k1, k2 := f.kiosks["k1"], f.kiosks["k2"]
-	ch, err := k1.PlayerSetLimit(ctx, l1.ID, depositWeek, 6000)
+	ch, err := k1.PlayerSetLimit(ctx, l1.ID, stakeWeek, 6000)
 	if err != nil || !ch.Effective.Equal(ch.Requested) || ch.Amount != 6000 {
 		t.Fatalf("decrease: %+v %v", ch, err)
 	}
 	st, err := k2.LeaseStates(ctx, []int64{l2.ID})
-	if err != nil || len(st) != 1 || st[0].Revoked != engine.RevokedLimit || st[0].Account.Limits[depositWeek] != 6000 {
+	if err != nil || len(st) != 1 || st[0].Revoked != engine.RevokedLimit || st[0].Account.Limits[stakeWeek] != 6000 {
 		t.Fatalf("k2's lease after the decrease: %+v %v", st, err)
 	}
 	// k2 renews first: 60.00 less the 50.00 k1's lease still holds.
@@ -543,30 +557,47 @@ func TestPlayerLimitDecrease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := room(t, n2, engine.LimitDeposit); r.Room != 1000 || r.Limit != depositWeek || r.Max != 6000 {
+	if r := room(t, n2, engine.LimitStake); r.Room != 1000 || r.Limit != stakeWeek || r.Max != 6000 {
 		t.Fatalf("k2's renewed room: %+v", r)
 	}
 	n1, err := k1.RenewLease(ctx, l1.ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := room(t, n1, engine.LimitDeposit); r.Room != 5000 {
+	if r := room(t, n1, engine.LimitStake); r.Room != 5000 {
 		t.Fatalf("k1's renewed room: %+v", r)
 	}
-	if u := f.usage(t, card, depositWeek); u.Outstanding != 6000 || u.Max != 6000 {
-		t.Fatalf("deposit-week: %+v", u)
+	if u := f.usage(t, card, stakeWeek); u.Outstanding != 6000 || u.Max != 6000 {
+		t.Fatalf("stake-week: %+v", u)
+	}
+	// A deposit room is all the deposit limits leave: k1's lease was
+	// granted it; a decrease revokes that lease only.
+	if r := room(t, n1, engine.LimitDeposit); r.Room != 20000 || room(t, n2, engine.LimitDeposit).Room != 0 {
+		t.Fatalf("deposit rooms %+v and %+v", n1.Rooms, n2.Rooms)
+	}
+	if _, err := k2.PlayerSetLimit(ctx, n2.ID, depositWeek, 15000); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := k2.LeaseStates(ctx, []int64{n1.ID, n2.ID}); err != nil || len(st) != 1 || st[0].ID != n2.ID {
+		t.Fatalf("k2 reads other leases than its own: %+v %v", st, err)
+	}
+	for k, id := range map[string]int64{"k1": n1.ID, "k2": n2.ID} {
+		st, err := f.kiosks[k].LeaseStates(ctx, []int64{id})
+		if want := map[string]string{"k1": engine.RevokedLimit, "k2": ""}[k]; err != nil || len(st) != 1 || st[0].Revoked != want {
+			t.Fatalf("%s's lease after deposit-week's decrease: %+v %v, want revoked %q", k, st, err, want)
+		}
 	}
 
-	up, err := k1.PlayerSetLimit(ctx, n1.ID, depositWeek, 30000)
+	up, err := k1.PlayerSetLimit(ctx, n1.ID, stakeWeek, 30000)
 	if err != nil || up.Effective.Sub(up.Requested) != 48*time.Hour {
 		t.Fatalf("increase: %+v %v", up, err)
 	}
 	var pending *engine.PendingError
-	if _, err := k2.PlayerSetLimit(ctx, n2.ID, depositWeek, 100); !errors.As(err, &pending) || pending.Pending.Amount != 30000 {
+	if _, err := k2.PlayerSetLimit(ctx, n2.ID, stakeWeek, 100); !errors.As(err, &pending) || pending.Pending.Amount != 30000 {
 		t.Fatalf("a change while one waits: %v", err)
 	}
-	if _, err := k2.PlayerSetLimit(ctx, n2.ID, stakeWeek, 0); !errors.Is(err, engine.ErrLimitRequired) {
-		t.Fatalf("removing stake-week: %v", err)
+	if _, err := k2.PlayerSetLimit(ctx, n2.ID, depositWeek, 0); !errors.Is(err, engine.ErrLimitRequired) {
+		t.Fatalf("removing deposit-week: %v", err)
 	}
 	if _, err := k2.PlayerSetLimit(ctx, n2.ID, engine.LimitKey{}, 100); !errors.Is(err, engine.ErrBadLimit) {
 		t.Fatalf("no limit: %v", err)
@@ -673,5 +704,55 @@ func TestPlayerAuditFindings(t *testing.T) {
 	rep = f.audit(t)
 	if n := kinds(rep); n[central.FindingDuringBreak] != 1 || n[central.FindingWhileListed] != 1 {
 		t.Fatalf("findings %v: %q", n, rep.Findings)
+	}
+}
+
+// A kiosk of the fleet (the engine, on a memory store) on the central's
+// accounts: the player logs in with card and PIN, deposits and plays
+// within the lease, a deposit beyond what the limit leaves is refused,
+// the player logs out; the central then holds the movements made under
+// the lease and has it back, and the audit finds nothing on the account.
+func TestPlayerKioskSession(t *testing.T) {
+	f := newFleet(t, 1, 100, "k1")
+	card := f.openPlayer(t, "A1", 2000, 1000, nil).Card
+	cfg := engine.DefaultConfig()
+	cfg.Fleet = &engine.FleetConfig{Central: f.kiosks["k1"], Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 20 * time.Millisecond,
+		HeartbeatEvery: 20 * time.Millisecond}
+	svc, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	a, err := svc.OpenSession(ctx, card, pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Credit(ctx, a.Player, 1500, "desk"); err != nil {
+		t.Fatal(err)
+	}
+	var limit *engine.LimitError
+	if _, err := svc.Credit(ctx, a.Player, 600, "desk"); !errors.As(err, &limit) || limit.Limit != depositWeek {
+		t.Fatalf("a deposit beyond deposit-week: %v", err)
+	}
+	if _, err := svc.Sell(ctx, engine.SellRequest{Player: a.Player, Stake: 50, Count: 4, Actor: "kiosk"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.CloseSession(ctx, a.Player, engine.ActorPlayer); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		p, err := f.admin.Player(ctx, card)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.usage(t, card, stakeWeek).Used == 200 && f.usage(t, card, depositWeek).Used == 1500 && len(p.Leases) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the central after the session: %+v, stakes %+v", p, f.usage(t, card, stakeWeek))
+		}
+	}
+	if rep := f.audit(t); len(rep.PlayerFindings) != 0 || rep.Accounts != 1 {
+		t.Fatalf("audit: %q", rep.Findings)
 	}
 }

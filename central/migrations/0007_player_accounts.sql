@@ -116,9 +116,10 @@ CREATE INDEX player_log_player ON player_log (player, id);
 
 -- The operator's settings of the leases and the accounts.
 ALTER TABLE fleet_settings
-	-- A lease's room per kind at most: what a kiosk may use between two
-	-- renewals, and what a kiosk lost with its leases keeps from the others
-	-- until they expire.
+	-- A lease's room for stakes and for losses at most: what a kiosk may
+	-- use between two renewals, and what a kiosk lost with its leases keeps
+	-- from the others until they expire. A deposit room is all the deposit
+	-- limits leave (a deposit is one movement, of any size).
 	ADD COLUMN lease_size_cents bigint NOT NULL DEFAULT 5000 CHECK (lease_size_cents BETWEEN 1 AND 100000000),
 	-- How long a lease lasts unless renewed; below the shortest window (a
 	-- prize counted at a grant stays in its window for the lease's life).
@@ -243,8 +244,10 @@ END $$;
 -- all of a player's reservations. For each kind with a limit in force the
 -- room is the least, over that kind's limits, of the limit less what its
 -- window used less what the player's other open leases may still use of
--- the kind, at most the lease's size and at least 0; the limit that binds
--- it is recorded with what the fleet had used of it (engine.LeaseRoom).
+-- the kind, at least 0, and for stakes and losses at most the lease's
+-- size (renewals bring more; a deposit is one movement, of any size: its
+-- room is all the deposit limits leave). The limit that binds it is
+-- recorded with what the fleet had used of it (engine.LeaseRoom).
 CREATE FUNCTION sf_reserve_lease(p_player text, p_kiosk text, p_now timestamptz, p_renews bigint) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -258,7 +261,7 @@ BEGIN
 	FOR r IN SELECT x.*, x.max_cents - x.used - x.outstanding AS left_cents FROM sf_limit_room(p_player, p_now, st.lease_ttl) x
 	          ORDER BY x.kind, x.max_cents - x.used - x.outstanding, x.limit_key LOOP
 		CONTINUE WHEN v_rooms ? r.kind; -- the tightest of the kind came first
-		IF r.left_cents <= st.lease_size_cents THEN
+		IF r.kind = 'deposit' OR r.left_cents <= st.lease_size_cents THEN
 			v_rooms := v_rooms || jsonb_build_object(r.kind, jsonb_build_object('kind', r.kind, 'room', greatest(r.left_cents, 0),
 				'limit', r.limit_key, 'max', r.max_cents, 'used', r.used + r.outstanding));
 		ELSE
@@ -398,7 +401,7 @@ BEGIN
 		 WHERE x.limit_key = p_limit;
 		FOR r IN SELECT o.lease, o.outstanding, sum(o.outstanding) OVER () AS total
 		           FROM sf_lease_outstanding(p_player, v_now, NULL) o WHERE o.kind = v_kind ORDER BY o.lease LOOP
-			IF r.outstanding > v_max - v_used - (r.total - r.outstanding) THEN
+			IF r.outstanding > 0 AND r.outstanding > v_max - v_used - (r.total - r.outstanding) THEN
 				PERFORM sf_revoke_lease(r.lease, 'limit', v_now, p_actor, p_kiosk);
 			END IF;
 		END LOOP;
