@@ -55,7 +55,10 @@ func CheckCardPIN(pin string) error {
 	return nil
 }
 
-func (r OpenRequest) check(now time.Time) error {
+// Check refuses an opening request as Open does before it opens anything
+// (the holder's identity and age, the limits, the card's PIN), at now: a
+// fleet's central opens its accounts with the same rules.
+func (r OpenRequest) Check(now time.Time) error {
 	if err := r.Identity.check(now); err != nil {
 		return err
 	}
@@ -134,7 +137,7 @@ func (pl *Accounts) open(ctx context.Context, actor, player string, former bool,
 	if pl.demoOnly {
 		return Account{}, fmt.Errorf("%w: no player account on the demo's data directory", ErrDemoOnly)
 	}
-	if err := req.check(pl.w.now().UTC()); err != nil {
+	if err := req.Check(pl.w.now().UTC()); err != nil {
 		return Account{}, err
 	}
 	h, err := hashPIN(req.PIN, pl.iterations) // slow: before the writer's lock
