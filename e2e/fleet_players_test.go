@@ -1,0 +1,76 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// centralPlayer opens a fleet account at the central db with the
+// shipped binary (the PIN on standard input) and returns its card.
+func centralPlayer(t testing.TB, db, doc string, limits ...string) string {
+	t.Helper()
+	args := append([]string{"central", "--db", db, "players", "open", "--holder", "Camille Martin", "--born", "1990-05-17",
+		"--id-type", "CNI", "--id-number", doc, "--pin-stdin", "--json"}, limits...)
+	cmd := exec.Command(starfortune(t), args...)
+	cmd.Stdin = strings.NewReader(testCardPIN + "\n")
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("central players open: %v: %s", err, errOut.String())
+	}
+	return cardOf(t, string(out))
+}
+
+// stakedAtCentral is what the central's tables say card staked, summed
+// here from its movements, over every kiosk.
+func stakedAtCentral(t *testing.T, db, card string) int64 {
+	t.Helper()
+	conn := ownerConn(t, db)
+	var staked int64
+	if err := conn.QueryRow(context.Background(), "SELECT coalesce(sum(debit_cents), 0) FROM movements WHERE player = $1 AND kind = 'sale'", card).Scan(&staked); err != nil {
+		t.Fatal(err)
+	}
+	return staked
+}
+
+// TestFleetPlayerLimitAcrossKiosks: one player, two kiosk processes, one
+// weekly stake limit of 5,00 €. Three euros played at the first kiosk
+// count at the second, which stops the player at the limit with the
+// limit's refusal; a break recorded at the central refuses the player at
+// every kiosk; the central's audit is clean, and its tables, summed here,
+// hold the player within the limit.
+func TestFleetPlayerLimitAcrossKiosks(t *testing.T) {
+	t.Parallel()
+	db := fleetCentral(t, 100)
+	k1, k2 := fleetKiosk(t, db, "k1"), fleetKiosk(t, db, "k2")
+	d1, d2 := t.TempDir(), t.TempDir()
+	card := centralPlayer(t, db, "FLEET1", "--deposit-week", "100", "--stake-week", "5")
+	login := []string{"--card", card, "--pin", testCardPIN}
+
+	mustKiosk(t, d1, k1, "k1", append([]string{"wallet", "credit", "--amount", "20"}, login...)...)
+	if sales := decodeSales(t, mustKiosk(t, d1, k1, "k1", append([]string{"play", "--stake", "0,50", "--n", "6", "--json"}, login...)...)); len(sales) != 6 {
+		t.Fatalf("k1 sold %d units", len(sales))
+	}
+	mustKiosk(t, d2, k2, "k2", append([]string{"wallet", "credit", "--amount", "20"}, login...)...)
+	out, errOut, code := kioskCLI(t, d2, k2, "k2", append([]string{"play", "--stake", "0,50", "--n", "6", "--json"}, login...)...)
+	if sales := decodeSales(t, out); code != 1 || len(sales) != 4 || !strings.Contains(errOut, "stake-week") {
+		t.Fatalf("k2 after 3,00 € at k1: status %d, %d units sold, %s", code, len(sales), errOut)
+	}
+	if staked := stakedAtCentral(t, db, card); staked != 500 {
+		t.Fatalf("the central counts %d cents staked, want 500", staked)
+	}
+
+	if _, errOut, code := centralCLI(t, db, "players", "exclude", card, "7d"); code != 0 {
+		t.Fatalf("central players exclude: %d %s", code, errOut)
+	}
+	for _, k := range []struct{ dir, url, id string }{{d1, k1, "k1"}, {d2, k2, "k2"}} {
+		if _, errOut, code := kioskCLI(t, k.dir, k.url, k.id, append([]string{"play", "--stake", "0,50"}, login...)...); code != 1 || !strings.Contains(errOut, "break") {
+			t.Fatalf("%s during the break: status %d: %s", k.id, code, errOut)
+		}
+	}
+	centralAuditOK(t, db)
+}
