@@ -518,12 +518,21 @@ type LimitError struct {
 	Max    Cents     // the limit in force
 	Used   Cents     // what its window counts now
 	Amount Cents     // what was asked
-	Frees  time.Time // when the amount fits again (zero: never, it is above the limit)
+	// Frees is when the amount fits again: zero when it never does (it is
+	// above the limit), or when the kiosk cannot tell (a fleet's limits
+	// count every kiosk's movements, which the central alone holds).
+	Frees time.Time
 }
 
+// Never reports whether the amount never fits: it is above the limit.
+func (e *LimitError) Never() bool { return e.Amount > e.Max }
+
 func (e *LimitError) Error() string {
-	frees := "never: above the limit"
-	if !e.Frees.IsZero() {
+	frees := "unknown here (the central's)"
+	switch {
+	case e.Never():
+		frees = "never: above the limit"
+	case !e.Frees.IsZero():
 		frees = e.Frees.UTC().Format(time.RFC3339)
 	}
 	return fmt.Sprintf("%v: %s limit %s, used %s, asked %s, room from %s", ErrLimit, e.Limit, e.Max, e.Used, e.Amount, frees)

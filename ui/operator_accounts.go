@@ -586,8 +586,11 @@ func deskError(err error) string {
 // is used, and when the credit fits (never, when it is above the limit).
 func depositRefusal(e *engine.LimitError) string {
 	data := map[string]any{"Limit": limitName(e.Limit), "Used": money(e.Used), "Max": money(e.Max), "Amount": money(e.Amount)}
-	if e.Frees.IsZero() {
+	switch {
+	case e.Never():
 		return lang.L("{{.Limit}}: a deposit of {{.Amount}} is over the limit of {{.Max}}.", data)
+	case e.Frees.IsZero(): // a fleet's limit
+		return lang.L("{{.Limit}} reached: {{.Used}} used of {{.Max}}, at every kiosk of the network.", data)
 	}
 	data["Date"] = when(e.Frees)
 	return lang.L("{{.Limit}} reached: {{.Used}} deposited of {{.Max}}. A deposit of {{.Amount}} fits from {{.Date}}.", data)

@@ -45,8 +45,11 @@ func (k *Kiosk) refused(err error) {
 // when the stake fits again (never, when it is above the limit itself).
 func limitText(e *engine.LimitError) string {
 	data := map[string]any{"Limit": limitName(e.Limit), "Used": money(e.Used), "Max": money(e.Max), "Amount": money(e.Amount)}
-	if e.Frees.IsZero() {
+	switch {
+	case e.Never():
 		return lang.L("{{.Limit}}: the amount of {{.Amount}} is over the limit of {{.Max}}.", data)
+	case e.Frees.IsZero(): // a fleet's limit: room frees as older stakes leave the window, at any kiosk
+		return lang.L("{{.Limit}} reached: {{.Used}} used of {{.Max}}, at every kiosk of the network.", data)
 	}
 	data["Date"] = when(e.Frees)
 	return lang.L("{{.Limit}} reached: {{.Used}} used of {{.Max}}. A stake of {{.Amount}} fits again from {{.Date}}.", data)
