@@ -174,6 +174,27 @@ func (a *auditAccount) limitAt(k engine.LimitKey, t time.Time) int64 {
 	return v
 }
 
+// inForce is the limit k that bounds movement m, 0 for none: the limit in
+// force at its time, or, for a movement under a lease, the one in force
+// when the lease was granted if that was higher. A decrease applies at
+// once to the leases granted after it; a lease granted before it serves
+// on until its kiosk learns of the decrease at its next round (the
+// central ends the lease then), or its time runs out, for a kiosk cut
+// from the central; a limit set since then does not bound it either.
+func (a *auditAccount) inForce(k engine.LimitKey, m auditMove) int64 {
+	now := a.limitAt(k, m.At)
+	for _, l := range a.leases {
+		if l.ID == m.Lease {
+			then := a.limitAt(k, l.GrantedAt)
+			if then == 0 {
+				return 0
+			}
+			return max(now, then)
+		}
+	}
+	return now
+}
+
 // auditPlayers checks the fleet's accounts (see the top of the file),
 // adding its findings to rep.
 func auditPlayers(ctx context.Context, tx pgx.Tx, rep *AuditReport, find func(string, ...any)) error {
@@ -287,7 +308,7 @@ func auditOverLimit(a *auditAccount, add func(PlayerFinding)) {
 			if (k.Kind == engine.LimitDeposit) != (m.Kind == "credit") {
 				continue // a deposit counts for the deposit limits, a sale for the others
 			}
-			max := a.limitAt(k, m.At)
+			max := a.inForce(k, m)
 			if max == 0 {
 				continue
 			}

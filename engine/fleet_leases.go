@@ -17,8 +17,12 @@ import (
 const ActorCentral = "central"
 
 // leaseMargin is how long before its time a lease stops serving: the
-// kiosk's and the central's clocks, and the round trip that brought it.
+// kiosk's and the central's clocks, and the round trip that brought it
+// (a quarter of a short lease's time).
 const leaseMargin = 30 * time.Second
+
+// serves is when a lease received at t stops serving.
+func serves(l Lease, t time.Time) time.Time { return t.Add(l.TTL - min(leaseMargin, l.TTL/4)) }
 
 // heldLease is a lease as the kiosk holds it.
 type heldLease struct {
@@ -106,6 +110,31 @@ func putLeases(tx Tx, ls []heldLease) error {
 func sessionLease(ls []heldLease, player string) (int, bool) {
 	i := slices.IndexFunc(ls, func(l heldLease) bool { return l.Player == player && !l.Back })
 	return i, i >= 0
+}
+
+// leaseWait is how long a sale waits for the renewal of a spent lease
+// while the central answers.
+const leaseWait = 5 * time.Second
+
+// awaitRound pokes the sync loop and waits for its round to end (which
+// renews a lease spent), until deadline: false at once when the last round
+// could not reach the central, or the loop has stopped.
+func (f *Fleet) awaitRound(ctx context.Context, deadline time.Time) bool {
+	f.w.mu.Lock()
+	wait, cause, stopped := f.loop.claimed, f.loop.lastErr, f.loop.stopped
+	f.w.mu.Unlock()
+	if stopped || cause != nil {
+		return false
+	}
+	f.loop.poke()
+	select {
+	case <-wait:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-time.After(time.Until(deadline)):
+		return false
+	}
 }
 
 // inLease refuses amount of kinds beyond the session's lease: a room
@@ -208,7 +237,7 @@ func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account
 			return err
 		}
 		ls = giveBack(ls, a.Player, st.MovSeq)
-		ls = append(ls, heldLease{Lease: lease, Until: received.Add(lease.TTL - leaseMargin)})
+		ls = append(ls, heldLease{Lease: lease, Until: serves(lease, received)})
 		if err := putLeases(tx, ls); err != nil {
 			return err
 		}
@@ -438,7 +467,7 @@ func (f *Fleet) renewed(ctx context.Context, l heldLease, next Lease, asked time
 			}
 			return putLeases(tx, append(ls, heldLease{Lease: next, Back: true, MovSeq: st.MovSeq}))
 		}
-		h := heldLease{Lease: next, Until: asked.Add(next.TTL - leaseMargin)}
+		h := heldLease{Lease: next, Until: serves(next, asked)}
 		for k := range h.Used {
 			h.Used[k] = ls[i].Used[k] - l.Used[k]
 		}

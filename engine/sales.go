@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -129,6 +130,16 @@ func (s *Sales) Sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	if err := req.check(); err != nil {
 		return nil, err
 	}
+	sales, err := s.sell(ctx, req)
+	// A fleet account's lease spent: its renewal, at the loop's next round.
+	for deadline := time.Now().Add(leaseWait); errors.Is(err, ErrLeaseSpent) && s.fleet != nil && s.fleet.awaitRound(ctx, deadline); {
+		sales, err = s.sell(ctx, req)
+	}
+	return sales, err
+}
+
+// sell is Sell once.
+func (s *Sales) sell(ctx context.Context, req SellRequest) ([]Sale, error) {
 	src, err := s.source(ctx, req.Stake)
 	if err != nil {
 		return nil, err
