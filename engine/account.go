@@ -515,9 +515,9 @@ func (e *IdentityError) Unwrap() []error {
 // LimitError is a sale or a deposit refused by a limit. It matches ErrLimit.
 type LimitError struct {
 	Limit  LimitKey
-	Max    Cents     // the limit in force
-	Used   Cents     // what its window counts now
-	Amount Cents     // what was asked
+	Max    Cents // the limit in force
+	Used   Cents // what its window counts now
+	Amount Cents // what was asked
 	// Frees is when the amount fits again: zero when it never does (it is
 	// above the limit), or when the kiosk cannot tell (a fleet's limits
 	// count every kiosk's movements, which the central alone holds).
