@@ -285,6 +285,9 @@ func wallet(c *call, action, player string, login cardLogin, amountArg *string) 
 			if card, pin, err = login.read(c); err == nil {
 				a, err = svc.Authenticate(ctx, card, pin)
 			}
+			if err == nil { // a fleet's kiosk opened a session for the deposit's lease
+				defer svc.CloseSession(context.WithoutCancel(ctx), a.Player, actorCLI)
+			}
 		} else {
 			a, err = svc.ByCard(ctx, card)
 		}

@@ -316,6 +316,8 @@ func (pl *Accounts) OpenSession(ctx context.Context, c Card, pin string) (Accoun
 
 // Authenticate checks card and PIN as OpenSession does (a wrong PIN counts
 // towards the lockout), without opening a session: a deposit at the desk.
+// On a fleet's kiosk it opens one, whose lease the deposit is counted
+// against: the caller closes it (CloseSession) once the deposit is made.
 func (pl *Accounts) Authenticate(ctx context.Context, c Card, pin string) (Account, error) {
 	return pl.login(ctx, c, pin, false)
 }

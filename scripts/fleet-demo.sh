@@ -3,15 +3,20 @@
 # directory of its own (Debian's binaries, as the tests start theirs), a
 # central with one emission per stake, two kiosks k1 and k2 registered, their
 # two windows side by side selling from the same blocks, and a terminal
-# window watching the fleet (`central kiosks`, `central blocks`). Ctrl+C, or
-# closing a kiosk window or the terminal, stops everything it started and
-# removes the directory (FLEET_DEMO_KEEP=1 keeps it).
+# window watching the fleet (`central kiosks`, `central blocks`). One player
+# account is opened at the central, with a weekly stake limit of 5,00 € over
+# the whole fleet and 20,00 € deposited at each kiosk: log in with its card
+# and PIN at one window, play, then at the other, which stops the player at
+# the limit. Ctrl+C, or closing a kiosk window or the terminal, stops
+# everything it started and removes the directory (FLEET_DEMO_KEEP=1 keeps
+# it).
 #
 #   scripts/fleet-demo.sh BIN
 set -eu
 bin=$(realpath "$1")
 pgbin=/usr/lib/postgresql/15/bin
 pin=${FLEET_DEMO_PIN:-482915}
+cardpin=${FLEET_DEMO_CARD_PIN:-2580}
 say() { echo "fleet-demo: $*" >&2; }
 
 [ -n "${DISPLAY:-}" ] || { say "no display (DISPLAY is not set): the demo opens windows"; exit 1; }
@@ -74,6 +79,14 @@ for k in k1 k2; do
 	printf '%s\n%s\n' "$pin" "$pin" | "$bin" --config "$dir/$k.toml" --data "$dir/$k" operator set-pin >/dev/null
 done
 
+# A player of the fleet: its account at the central, 20,00 € at each kiosk.
+card=$(printf '%s\n' "$cardpin" | central players open --holder "Marie Curie" --born 1967-11-07 --id-type CNI \
+	--id-number DEMO0001 --deposit-week 100 --stake-week 5 --pin-stdin --json | sed -n 's/.*"card":"\([0-9]*\)".*/\1/p')
+[ -n "$card" ] || { say "could not open the player's account"; exit 1; }
+for k in k1 k2; do
+	"$bin" --config "$dir/$k.toml" --data "$dir/$k" wallet credit --amount 20 --card "$card" --pin "$cardpin" >/dev/null
+done
+
 # place PID X W H: the window of PID at X,0, W by H. The toolkit sizes its
 # window again while it starts: place until the size holds for a second.
 place() {
@@ -103,6 +116,7 @@ xterm -T "Star Fortune - fleet" -fa Monospace -fs 11 -bg '#0b0e2a' -fg '#e8e8f4'
 pids="$pids $!"
 
 say "running: two kiosks k1 and k2 (operator PIN $pin: Ctrl+Shift+O opens the panel, its Flotte tab shows the fleet)"
+say "player: card $card, PIN $cardpin, 20,00 € at each kiosk, a weekly stake limit of 5,00 € over the fleet"
 say "central: $db"
 say "Ctrl+C or closing a window stops the demo"
 while :; do
