@@ -338,6 +338,9 @@ type Account struct {
 	// delay shortened). Its movements and records are dated on it.
 	Clock time.Time
 	usage usage
+	// use is what the session used of its fleet lease (fleet_leases.go),
+	// kept with the play, which every sale writes anyway.
+	use leaseUse
 }
 
 // Demo reports whether the account is the offline demo's wallet.

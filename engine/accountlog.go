@@ -314,6 +314,9 @@ func (a Account) encodePlay() []byte {
 	}
 	e.time(a.Clock)
 	a.usage.encode(&e)
+	if a.use.ID != 0 { // a fleet account's; absent before leases
+		a.use.encode(&e)
+	}
 	return e.b
 }
 
@@ -329,6 +332,10 @@ func (a *Account) decodePlay(b []byte) error {
 	}
 	a.Clock = d.time()
 	a.usage = decodeUsage(&d)
+	a.use = leaseUse{}
+	if len(d.b) > 0 {
+		a.use = decodeLeaseUse(&d)
+	}
 	return d.done("account play")
 }
 

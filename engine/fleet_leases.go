@@ -24,21 +24,50 @@ const leaseMargin = 30 * time.Second
 // serves is when a lease received at t stops serving.
 func serves(l Lease, t time.Time) time.Time { return t.Add(l.TTL - min(leaseMargin, l.TTL/4)) }
 
-// heldLease is a lease as the kiosk holds it.
+// heldLease is a lease as the kiosk holds it. What its session used of
+// it is the account's (leaseUse), written with the sale.
 type heldLease struct {
 	Lease
 	Until time.Time // the kiosk's clock: when it stops serving
-	// Used is what the session used of it, by kind: deposits, stakes,
-	// and losses counted as stakes (a prize frees room only when the
-	// central counts it, at the next lease).
-	Used [LimitLoss + 1]Cents
 	// Back: the session ended, the lease is to be returned once the
 	// central holds the kiosk's movements through MovSeq.
 	Back   bool
 	MovSeq uint64
 }
 
-// leasesKey is the setting of the kiosk's leases.
+// leaseUse is what a session used of its lease ID, by kind: deposits,
+// stakes, and losses counted as stakes (a prize frees room only when the
+// central counts it, at the next lease).
+type leaseUse struct {
+	ID   int64
+	Used [LimitLoss + 1]Cents
+}
+
+func (u leaseUse) encode(e *encoder) {
+	e.i64(u.ID)
+	for _, v := range u.Used[LimitDeposit:] {
+		e.i64(int64(v))
+	}
+}
+
+func decodeLeaseUse(d *decoder) leaseUse {
+	u := leaseUse{ID: d.i64()}
+	for k := LimitDeposit; k <= LimitLoss; k++ {
+		u.Used[k] = Cents(d.i64())
+	}
+	return u
+}
+
+// of is what the session used of lease id (nothing yet of a new one).
+func (u leaseUse) of(id int64) leaseUse {
+	if u.ID != id {
+		return leaseUse{ID: id}
+	}
+	return u
+}
+
+// leasesKey is the setting of the kiosk's leases: read by every sale of a
+// fleet account, written when a lease comes, is renewed or goes.
 const leasesKey = "fleet/leases"
 
 func (l heldLease) encode(e *encoder) {
@@ -56,9 +85,6 @@ func (l heldLease) encode(e *encoder) {
 		e.i64(int64(r.Used))
 	}
 	e.time(l.Until)
-	for _, u := range l.Used {
-		e.i64(int64(u))
-	}
 	e.u8(boolByte(l.Back))
 	e.u64(l.MovSeq)
 }
@@ -74,9 +100,6 @@ func decodeLease(d *decoder) heldLease {
 		l.Rooms = append(l.Rooms, r)
 	}
 	l.Until = d.time()
-	for i := range l.Used {
-		l.Used[i] = Cents(d.i64())
-	}
 	l.Back, l.MovSeq = d.u8() == 1, d.u64()
 	return l
 }
@@ -145,21 +168,24 @@ func (g *guard) inLease(amount Cents, kinds ...LimitKind) error {
 	if l == nil || l.Back || !g.t.Before(l.Until) {
 		return ErrLeaseSpent
 	}
+	used := g.acct.use.Used
 	for _, k := range kinds {
 		r, ok := l.Room(k)
-		if !ok || l.Used[k]+amount <= r.Room {
+		if !ok || used[k]+amount <= r.Room {
 			continue
 		}
 		if !r.Bound() {
 			return ErrLeaseSpent
 		}
-		return &LimitError{Limit: r.Limit, Max: r.Max, Used: r.Used + l.Used[k], Amount: amount}
+		return &LimitError{Limit: r.Limit, Max: r.Max, Used: r.Used + used[k], Amount: amount}
 	}
 	return nil
 }
 
 // leaseGuard gives a fleet account's guard its session's lease, read in
-// tx, and tags the transaction's movements with it.
+// tx, and tags the transaction's movements with it. What the sale or the
+// movement uses of it is counted in the account's play (guard.sold,
+// deposited), which the guard writes back.
 func leaseGuard(tx *journalTx, g *guard) error {
 	ls, err := readLeases(tx)
 	if err != nil {
@@ -167,18 +193,11 @@ func leaseGuard(tx *journalTx, g *guard) error {
 	}
 	g.fleet = true
 	if i, ok := sessionLease(ls, g.acct.Player); ok {
-		g.leases, g.lease = ls, &ls[i]
+		g.lease = &ls[i]
+		g.acct.use = g.acct.use.of(g.lease.ID)
 		tx.lease = g.lease.ID
 	}
 	return nil
-}
-
-// keepLease writes back what the sale or the movement used of the lease.
-func (g *guard) keepLease(tx Tx) error {
-	if g.lease == nil {
-		return nil
-	}
-	return putLeases(tx, g.leases)
 }
 
 // fleetLogin logs the holder of card in at a fleet's kiosk: the central
@@ -241,6 +260,7 @@ func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account
 		if err := putLeases(tx, ls); err != nil {
 			return err
 		}
+		a.use = leaseUse{ID: lease.ID}
 		out = a
 		return putAccount(tx, a)
 	})
@@ -299,10 +319,21 @@ func (f *Fleet) tendLeases(ctx context.Context) error {
 	}
 	var ls []heldLease
 	var st fleetState
+	uses := map[int64]leaseUse{} // what each session used of its lease
 	err := f.w.view(ctx, func(tx ReadTx) (err error) {
-		if ls, err = readLeases(tx); err == nil {
-			st, err = readFleetState(tx)
+		if ls, err = readLeases(tx); err != nil {
+			return err
 		}
+		for _, l := range ls {
+			a, ok, err := readAccount(tx, l.Player)
+			if err != nil {
+				return err
+			}
+			if ok && !l.Back {
+				uses[l.ID] = a.use.of(l.ID)
+			}
+		}
+		st, err = readFleetState(tx)
 		return err
 	})
 	if err != nil || len(ls) == 0 {
@@ -330,10 +361,10 @@ func (f *Fleet) tendLeases(ctx context.Context) error {
 		if i < 0 {
 			continue
 		}
-		l := ls[i]
+		l, use := ls[i], uses[s.ID]
 		switch s.Revoked {
 		case "":
-			if !l.due(now) {
+			if !l.due(now, use) {
 				continue
 			}
 		case RevokedLimit:
@@ -354,7 +385,7 @@ func (f *Fleet) tendLeases(ctx context.Context) error {
 		case errors.Is(err, ErrSyncGap):
 			err = nil // a sale since the push: at the next round
 		case err == nil:
-			err = f.renewed(ctx, l, next, now)
+			err = f.renewed(ctx, l, use, next, now)
 		}
 		if err != nil {
 			return err
@@ -433,24 +464,24 @@ func (f *Fleet) returnOnClose(ctx context.Context) error {
 	return f.returnLeases(ctx, ls)
 }
 
-// due says whether a lease needs renewing: a third of its time left, or
-// a room a quarter full of what it had left.
-func (l heldLease) due(now time.Time) bool {
+// due says whether a lease needs renewing, its session having used use
+// of it: a third of its time left, or a room three quarters used.
+func (l heldLease) due(now time.Time, use leaseUse) bool {
 	if l.Until.Sub(now) < l.TTL/3 {
 		return true
 	}
 	for _, r := range l.Rooms {
-		if !r.Bound() && l.Used[r.Kind]*4 > r.Room*3 {
+		if !r.Bound() && use.Used[r.Kind]*4 > r.Room*3 {
 			return true
 		}
 	}
 	return false
 }
 
-// renewed puts the next lease in place of l: what the session used since
-// the renewal was asked (the movements the central did not count in it)
-// is counted in the new one.
-func (f *Fleet) renewed(ctx context.Context, l heldLease, next Lease, asked time.Time) error {
+// renewed puts the next lease in place of l, whose session had used asked
+// of it when the renewal was asked: what it used since (the movements the
+// central did not count in the next one) is counted in the next one.
+func (f *Fleet) renewed(ctx context.Context, l heldLease, asked leaseUse, next Lease, at time.Time) error {
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
 	return f.w.update(ctx, func(tx *journalTx) error {
@@ -467,12 +498,20 @@ func (f *Fleet) renewed(ctx context.Context, l heldLease, next Lease, asked time
 			}
 			return putLeases(tx, append(ls, heldLease{Lease: next, Back: true, MovSeq: st.MovSeq}))
 		}
-		h := heldLease{Lease: next, Until: serves(next, asked)}
-		for k := range h.Used {
-			h.Used[k] = ls[i].Used[k] - l.Used[k]
+		ls[i] = heldLease{Lease: next, Until: serves(next, at)}
+		if err := putLeases(tx, ls); err != nil {
+			return err
 		}
-		ls[i] = h
-		return putLeases(tx, ls)
+		a, ok, err := readAccount(tx, l.Player)
+		if err != nil || !ok {
+			return err
+		}
+		now := a.use.of(l.ID)
+		a.use = leaseUse{ID: next.ID}
+		for k := range a.use.Used {
+			a.use.Used[k] = now.Used[k] - asked.Used[k]
+		}
+		return putPlay(tx, a)
 	})
 }
 

@@ -70,9 +70,8 @@ type guard struct {
 	// fleet: the account is a fleet's, whose limits the central keeps:
 	// the session's lease (nil: none in service) bounds what it moves,
 	// one of the kiosk's leases (fleet_leases.go).
-	fleet  bool
-	lease  *heldLease
-	leases []heldLease
+	fleet bool
+	lease *heldLease
 }
 
 // guardFor reads the account the wallet w belongs to, for a change at now
@@ -215,8 +214,8 @@ func (g *guard) sold(t Ticket, stake, prize Cents) error {
 	a := &g.acct
 	a.usage.add(g.t, 0, stake, prize)
 	if g.lease != nil {
-		g.lease.Used[LimitStake] += stake
-		g.lease.Used[LimitLoss] += stake
+		a.use.Used[LimitStake] += stake
+		a.use.Used[LimitLoss] += stake
 	}
 	a.Session.Staked += stake
 	a.Session.Won += prize
@@ -238,7 +237,7 @@ func (g *guard) deposited(amount Cents) {
 	if g != nil {
 		g.acct.usage.add(g.t, amount, 0, 0)
 		if g.lease != nil {
-			g.lease.Used[LimitDeposit] += amount
+			g.acct.use.Used[LimitDeposit] += amount
 		}
 	}
 }
@@ -255,9 +254,6 @@ func (g *guard) paid(balance Cents) {
 func (g *guard) keep(tx Tx) error {
 	if g == nil {
 		return nil
-	}
-	if err := g.keepLease(tx); err != nil {
-		return err
 	}
 	return putPlay(tx, g.acct)
 }
