@@ -32,7 +32,13 @@ import (
 // packSize, and returns its connection string.
 func fleetCentral(t *testing.T, packSize int) string {
 	t.Helper()
-	db := pgtest.DB(t)
+	return fleetCentralIn(t, pgtest.DB(t), packSize)
+}
+
+// fleetCentralIn makes the database db a central with one 0,50 € block in
+// packs of packSize.
+func fleetCentralIn(t *testing.T, db string, packSize int) string {
+	t.Helper()
 	for _, args := range [][]string{{"init"}, {"emission", "create", "--stake", "0.5", "--blocks", "1", "--pack-size", fmt.Sprint(packSize)}} {
 		if _, errOut, code := centralCLI(t, db, args...); code != 0 {
 			t.Fatalf("central %v: %d %s", args, code, errOut)

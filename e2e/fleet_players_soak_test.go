@@ -13,9 +13,10 @@ import (
 )
 
 // TestFleetPlayersHopBetweenKiosks: fifty players hop between five kiosk
-// processes, each visit a deposit and a few units, while
-// kiosks are killed with SIGKILL mid-play, their network is cut, and
-// staff at the central lower limits and record breaks. Leases are small
+// processes, each visit a deposit and a few units, while kiosks are
+// killed with SIGKILL mid-play, their network is cut, the central's
+// server is killed and restarted, and staff at the central lower limits
+// and record breaks. Leases are small
 // (2,00 € of stakes), so that sessions renew them under load. At the end,
 // once every kiosk has synced: every unit a kiosk printed is at the
 // central, each kiosk's own audit and the central's audit are clean, and
@@ -28,9 +29,19 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 		nPlayers = 50
 		playFor  = 40 * time.Second
 	)
-	cluster := pgtest.Need(t)
-	db := fleetCentral(t, 200)
-	owner := ownerConn(t, db)
+	pgtest.Need(t)
+	// A cluster of its own, which the test kills and restarts.
+	cluster, err := pgtest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cluster.Stop() })
+	name, err := cluster.CreateDB(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := fleetCentralIn(t, cluster.URL(name, "postgres", ""), 200)
+	owner := ownerPool(t, db)
 	if _, err := owner.Exec(t.Context(), "UPDATE fleet_settings SET lease_size_cents = 200"); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +69,7 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 	}
 
 	var mu sync.Mutex // players' limits, the counts
-	var visits, kills, cuts, lowered, breaks int
+	var visits, kills, cuts, lowered, breaks, serverKills int
 	refusals := map[string]int{} // the visits refused, by why
 	deadline := time.Now().Add(playFor)
 	var wg sync.WaitGroup
@@ -97,9 +108,24 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 		}()
 	}
 
-	// The faults and the staff, until the players stop.
+	// The faults and the staff, until the players stop; every 12 s the
+	// server killed and restarted 1 to 3 s later, logins and renewals
+	// (lease reservations) in flight.
+	nextServerKill := time.Now().Add(12 * time.Second)
 	for time.Now().Before(deadline) {
 		time.Sleep(time.Duration(400+rng.IntN(800)) * time.Millisecond)
+		if time.Now().After(nextServerKill) {
+			if err := cluster.Crash(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Duration(1000+rng.IntN(2000)) * time.Millisecond)
+			if err := cluster.Start(); err != nil {
+				t.Fatal(err)
+			}
+			serverKills++
+			nextServerKill = time.Now().Add(12 * time.Second)
+			continue
+		}
 		i := rng.IntN(nKiosks)
 		switch rng.IntN(6) {
 		case 0, 1:
@@ -203,10 +229,10 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("FLEETPLAYERS kiosks=%d players=%d visits=%d units=%d kiosk_kills=%d network_cuts=%d limits_lowered=%d breaks=%d refused=%v",
-		nKiosks, nPlayers, visits, sold, kills, cuts, lowered, breaks, refusals)
-	if sold == 0 || kills == 0 || cuts == 0 {
-		t.Fatalf("the soak sold %d units with %d kills and %d cuts: it tried nothing", sold, kills, cuts)
+	t.Logf("FLEETPLAYERS kiosks=%d players=%d visits=%d units=%d kiosk_kills=%d network_cuts=%d server_kills=%d limits_lowered=%d breaks=%d refused=%v",
+		nKiosks, nPlayers, visits, sold, kills, cuts, serverKills, lowered, breaks, refusals)
+	if sold == 0 || kills == 0 || cuts == 0 || serverKills == 0 {
+		t.Fatalf("the soak sold %d units with %d kills, %d cuts and %d server kills: it tried nothing", sold, kills, cuts, serverKills)
 	}
 }
 
