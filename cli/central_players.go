@@ -129,25 +129,7 @@ func centralPlayerView(p central.PlayerAccount, now time.Time) centralPlayerJSON
 	j := centralPlayerJSON{Card: string(a.Card), Holder: a.Identity.Holder, Born: a.Identity.Born.Format(time.DateOnly), Document: a.Identity.Key(),
 		Opened: a.Opened.Format(time.RFC3339), OpenedBy: a.OpenedBy, Complete: a.Complete, CardLocked: a.PINLocked, Listed: p.Listed,
 		Limits: []limitJSON{}, Leases: []centralLeaseJSON{}}
-	for _, k := range engine.LimitKeys {
-		v, ok := a.Limit(k, now)
-		pend, pending := a.PendingFor(k, now)
-		if !ok && !pending {
-			continue
-		}
-		l := limitJSON{Limit: k.String(), Cents: int64(v)}
-		if pending {
-			pc := int64(pend.Amount)
-			l.Pending, l.PendingFrom = &pc, pend.Effective.Format(time.RFC3339)
-		}
-		j.Limits = append(j.Limits, l)
-	}
-	if a.Break.Active(now) {
-		j.BreakUntil = "indefinite"
-		if !a.Break.Indefinite {
-			j.BreakUntil = a.Break.Until.Format(time.RFC3339)
-		}
-	}
+	j.Limits, j.BreakUntil = accountTerms(a, now)
 	for _, l := range p.Leases {
 		lj := centralLeaseJSON{ID: l.Lease.ID, Kiosk: l.Kiosk, Granted: l.Lease.Granted.Format(time.RFC3339), Expires: l.Expires.Format(time.RFC3339),
 			Revoked: l.Revoked, DepositedCents: int64(l.Deposited), StakedCents: int64(l.Staked)}

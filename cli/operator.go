@@ -286,6 +286,18 @@ func eventsJSON(events []engine.OperatorEvent) []operatorEventJSON {
 	return js
 }
 
+// printJournalAnchor prints, after a blank line, the journal's head and
+// the stores rebuilt without one as the game holds them now (printAnchor).
+func (c *call) printJournalAnchor(out io.Writer) error {
+	head, unanchored, err := c.svc.Anchor(c.ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	printAnchor(out, head, unanchored)
+	return nil
+}
+
 // printAnchor prints the journal's head, for staff to write down (recover
 // asks for it when the store is lost), and the stores rebuilt without one.
 func printAnchor(out io.Writer, head engine.JournalHead, unanchored []engine.OperatorEvent) {
@@ -329,13 +341,7 @@ func operatorLog(c *call, last int) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	head, unanchored, err := c.svc.Anchor(c.ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(out)
-	printAnchor(out, head, unanchored)
-	return nil
+	return c.printJournalAnchor(out)
 }
 
 // cmdReport is the block report: per block, units served and left, left
@@ -408,11 +414,5 @@ func report(c *call, asCSV bool) error {
 		}
 		fmt.Fprintf(out, "%s  engagement %s  %s\n", b.Ref, b.Commitment, seed)
 	}
-	head, unanchored, err := c.svc.Anchor(c.ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(out)
-	printAnchor(out, head, unanchored)
-	return nil
+	return c.printJournalAnchor(out)
 }

@@ -200,6 +200,15 @@ func accountView(a engine.Account, balance engine.Cents, now time.Time) accountJ
 	for _, h := range a.Held {
 		j.Held = append(j.Held, h.Ticket.String())
 	}
+	j.Limits, j.BreakUntil = accountTerms(a, now)
+	return j
+}
+
+// accountTerms are an account's limits in force or pending at now, and
+// the end of its break if one is in force ("indefinite", or a time), as
+// the command line prints them: the lone kiosk's accounts' and a fleet's.
+func accountTerms(a engine.Account, now time.Time) (limits []limitJSON, breakUntil string) {
+	limits = []limitJSON{}
 	for _, k := range engine.LimitKeys {
 		v, ok := a.Limit(k, now)
 		p, pending := a.PendingFor(k, now)
@@ -211,15 +220,15 @@ func accountView(a engine.Account, balance engine.Cents, now time.Time) accountJ
 			pc := int64(p.Amount)
 			l.Pending, l.PendingFrom = &pc, p.Effective.Format(time.RFC3339)
 		}
-		j.Limits = append(j.Limits, l)
+		limits = append(limits, l)
 	}
 	if a.Break.Active(now) {
-		j.BreakUntil = "indefinite"
+		breakUntil = "indefinite"
 		if !a.Break.Indefinite {
-			j.BreakUntil = a.Break.Until.Format(time.RFC3339)
+			breakUntil = a.Break.Until.Format(time.RFC3339)
 		}
 	}
-	return j
+	return limits, breakUntil
 }
 
 func showAccount(c *call, a engine.Account) error {

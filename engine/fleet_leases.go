@@ -279,8 +279,9 @@ func giveBack(ls []heldLease, player string, movSeq uint64) []heldLease {
 	return ls
 }
 
-// fleetLogout ends the session of a fleet account and gives its lease back.
-func (pl *Accounts) fleetLogout(tx *journalTx, player string) error {
+// giveBackIn marks player's lease in service to be returned, in tx, once
+// the central holds the movements made so far.
+func giveBackIn(tx *journalTx, player string) error {
 	ls, err := readLeases(tx)
 	if err != nil {
 		return err
@@ -429,17 +430,7 @@ func (f *Fleet) returnPlayer(ctx context.Context, player string) error {
 		return err
 	}
 	f.w.mu.Lock()
-	err = f.w.update(ctx, func(tx *journalTx) error {
-		ls, err := readLeases(tx)
-		if err != nil {
-			return err
-		}
-		st, err := readFleetState(tx)
-		if err != nil {
-			return err
-		}
-		return putLeases(tx, giveBack(ls, player, st.MovSeq))
-	})
+	err = f.w.update(ctx, func(tx *journalTx) error { return giveBackIn(tx, player) })
 	f.w.mu.Unlock()
 	if err != nil {
 		return err
@@ -599,7 +590,7 @@ func (pl *Accounts) fleetBreak(ctx context.Context, player string, b Break) (Exc
 		if _, err := g.log.append(AccountRecord{Time: g.t, Kind: AccBreak, Player: a.Player, Actor: ActorPlayer, Until: e.Until, Text: b.String()}); err != nil {
 			return err
 		}
-		if err := pl.fleetLogout(tx, player); err != nil {
+		if err := giveBackIn(tx, player); err != nil {
 			return err
 		}
 		return endSession(&g.log, a, g.t, ActorPlayer)

@@ -430,7 +430,7 @@ func (pl *Accounts) update(ctx context.Context, what, player string, fn func(g *
 func (pl *Accounts) CloseSession(ctx context.Context, player, actor string) (Account, error) {
 	a, err := pl.update(ctx, "logout", player, func(g *guard, tx *journalTx) error {
 		if pl.central != nil {
-			if err := pl.fleetLogout(tx, player); err != nil {
+			if err := giveBackIn(tx, player); err != nil {
 				return err
 			}
 		}
