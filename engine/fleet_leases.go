@@ -33,6 +33,10 @@ type heldLease struct {
 	// central holds the kiosk's movements through MovSeq.
 	Back   bool
 	MovSeq uint64
+	// Break is a break the player took here while the central could not
+	// be reached (0: none): in force here at once, sent through the
+	// lease at the next round, which then returns it.
+	Break Break
 }
 
 // leaseUse is what a session used of its lease ID, by kind: deposits,
@@ -87,6 +91,7 @@ func (l heldLease) encode(e *encoder) {
 	e.time(l.Until)
 	e.u8(boolByte(l.Back))
 	e.u64(l.MovSeq)
+	e.u8(uint8(l.Break))
 }
 
 func decodeLease(d *decoder) heldLease {
@@ -100,7 +105,7 @@ func decodeLease(d *decoder) heldLease {
 		l.Rooms = append(l.Rooms, r)
 	}
 	l.Until = d.time()
-	l.Back, l.MovSeq = d.u8() == 1, d.u64()
+	l.Back, l.MovSeq, l.Break = d.u8() == 1, d.u64(), Break(d.u8())
 	return l
 }
 
@@ -293,6 +298,19 @@ func giveBackIn(tx *journalTx, player string) error {
 	return putLeases(tx, giveBack(ls, player, st.MovSeq))
 }
 
+// keepBreak keeps break b on player's lease in service, to send at the
+// next round (sendBreaks).
+func keepBreak(tx *journalTx, player string, b Break) error {
+	ls, err := readLeases(tx)
+	if err != nil {
+		return err
+	}
+	if i, ok := sessionLease(ls, player); ok {
+		ls[i].Break = b
+	}
+	return putLeases(tx, ls)
+}
+
 // sessionLeaseID is the id of player's lease in service.
 func (pl *Accounts) sessionLeaseID(ctx context.Context, player string) (int64, error) {
 	var id int64
@@ -340,12 +358,15 @@ func (f *Fleet) tendLeases(ctx context.Context) error {
 	if err != nil || len(ls) == 0 {
 		return err
 	}
+	if err := f.sendBreaks(ctx, ls); err != nil {
+		return err
+	}
 	if err := f.returnLeases(ctx, ls); err != nil {
 		return err
 	}
 	var ids []int64
 	for _, l := range ls {
-		if !l.Back {
+		if !l.Back && l.Break == 0 {
 			ids = append(ids, l.ID)
 		}
 	}
@@ -395,11 +416,56 @@ func (f *Fleet) tendLeases(ctx context.Context) error {
 	return nil
 }
 
+// sendBreaks sends the breaks players took here while the central could
+// not be reached, each through its session's lease, which then goes back.
+// A break the central will not take (its lease too old) stays in force
+// here only, and is logged as an error for staff to record at the central.
+func (f *Fleet) sendBreaks(ctx context.Context, ls []heldLease) error {
+	for _, l := range ls {
+		if l.Break == 0 {
+			continue
+		}
+		_, err := f.players.PlayerTakeBreak(ctx, l.ID, l.Break)
+		switch {
+		case errors.Is(err, ErrCentralUnavailable):
+			return err
+		case err != nil:
+			f.w.log.Error().Str("player", l.Player).Str("break", l.Break.String()).AnErr("err", err).
+				Msg("a break taken while the central was out of reach was refused by it: record it with central players exclude")
+		default:
+			f.w.log.Info().Str("player", l.Player).Str("break", l.Break.String()).Msg("a break taken offline reached the central")
+		}
+		f.w.mu.Lock()
+		err = f.w.update(ctx, func(tx *journalTx) error {
+			ls, err := readLeases(tx)
+			if err != nil {
+				return err
+			}
+			st, err := readFleetState(tx)
+			if err != nil {
+				return err
+			}
+			if i := slices.IndexFunc(ls, func(x heldLease) bool { return x.ID == l.ID }); i >= 0 {
+				if !ls[i].Back {
+					ls[i].Back, ls[i].MovSeq = true, st.MovSeq
+				}
+				ls[i].Break = 0
+			}
+			return putLeases(tx, ls)
+		})
+		f.w.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // returnLeases returns the leases of ls given back (ended sessions) and
 // forgets them. A lease the central ended meanwhile is forgotten too.
 func (f *Fleet) returnLeases(ctx context.Context, ls []heldLease) error {
 	for _, l := range ls {
-		if !l.Back {
+		if !l.Back || l.Break != 0 { // a break to send through it first
 			continue
 		}
 		if err := f.players.ReturnLease(ctx, l.ID, l.MovSeq); err != nil && !errors.Is(err, ErrLeaseRevoked) {
@@ -580,21 +646,36 @@ func (pl *Accounts) fleetBreak(ctx context.Context, player string, b Break) (Exc
 	if err != nil {
 		return Exclusion{}, err
 	}
+	// A break is never refused for want of the network: out of reach, it
+	// is in force here at once and goes to the central at the next round.
 	e, err := pl.central.PlayerTakeBreak(ctx, id, b)
-	if err != nil {
+	offline := errors.Is(err, ErrCentralUnavailable)
+	if err != nil && !offline {
 		return e, err
 	}
 	_, err = pl.update(ctx, "break", player, func(g *guard, tx *journalTx) error {
 		a := &g.acct
+		if offline {
+			e = b.from(g.t)
+			if a.Break.Active(g.t) && e.endsBefore(a.Break) {
+				return &ExcludedError{Break: a.Break, Shorter: true}
+			}
+		}
 		a.Break = e
 		if _, err := g.log.append(AccountRecord{Time: g.t, Kind: AccBreak, Player: a.Player, Actor: ActorPlayer, Until: e.Until, Text: b.String()}); err != nil {
 			return err
 		}
-		if err := giveBackIn(tx, player); err != nil {
+		if err := endSession(&g.log, a, g.t, ActorPlayer); err != nil {
 			return err
 		}
-		return endSession(&g.log, a, g.t, ActorPlayer)
+		if offline {
+			return keepBreak(tx, player, b)
+		}
+		return giveBackIn(tx, player)
 	})
+	if offline && err == nil {
+		pl.w.log.Warn().Str("player", player).Str("break", b.String()).Msg("break taken with the central out of reach: in force here, sent at the next round")
+	}
 	pl.kiosk.loop.poke()
 	return e, err
 }

@@ -300,6 +300,9 @@ func (c *memCentral) PlayerSetLimit(_ context.Context, id int64, k engine.LimitK
 func (c *memCentral) PlayerTakeBreak(_ context.Context, id int64, b engine.Break) (engine.Exclusion, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.reach(); err != nil {
+		return engine.Exclusion{}, err
+	}
 	l, a, err := c.lease(id)
 	if err != nil {
 		return engine.Exclusion{}, err
@@ -461,5 +464,45 @@ func TestFleetBreakElsewhereEndsTheSession(t *testing.T) {
 	if _, err := s.OpenSession(ctx, card, "2580"); !errors.As(err, &excluded) {
 		t.Fatalf("login during the break: %v", err)
 	}
+	mustAudit(t, s)
+}
+
+// TestFleetBreakTakenOffline: a player's break is never refused for want
+// of the network: with the central cut, it is in force at the kiosk at
+// once, and reaches the central at the first round once it answers again,
+// which ends the lease there.
+func TestFleetBreakTakenOffline(t *testing.T) {
+	mem := newMemCentral()
+	card := engine.NewCard(3)
+	mem.open(card, "2580", 10_000)
+	s := fleetKiosk(t, mem)
+	a, err := s.OpenSession(ctx, card, "2580")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OperatorCredit(ctx, "operator", a.Player, 1000); err != nil {
+		t.Fatal(err)
+	}
+	sell(t, s, a.Player, 50, 1) // a pack held
+	mem.set(func() { mem.down = true })
+	e, err := s.TakeBreak(ctx, engine.ActorPlayer, a.Player, engine.Break7d)
+	if err != nil || !e.Active(time.Now()) {
+		t.Fatalf("a break with the central cut: %+v %v", e, err)
+	}
+	var excluded *engine.ExcludedError
+	if _, err := s.Sell(ctx, engine.SellRequest{Player: a.Player, Stake: 50, Count: 1, Picks: picks, Actor: "test"}); !errors.As(err, &excluded) {
+		t.Fatalf("play during the break taken offline: %v", err)
+	}
+	mem.set(func() { mem.down = false })
+	eventually(t, "the break at the central, the lease ended", func() bool {
+		mem.mu.Lock()
+		defer mem.mu.Unlock()
+		for _, l := range mem.leases {
+			if !l.ended {
+				return false
+			}
+		}
+		return mem.accounts[card].acct.Break.Active(time.Now())
+	})
 	mustAudit(t, s)
 }

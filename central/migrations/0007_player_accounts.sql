@@ -729,17 +729,22 @@ END $$;
 -- player_take_break is the player taking a break at the calling kiosk,
 -- logged in there under lease p_id: sf_player_break's rules and answer;
 -- every lease of the player, at every kiosk, is revoked.
+-- A break only restricts: it is taken through any lease the calling kiosk
+-- was granted for the player in the last 7 days, ended or not, so that a
+-- break the player took while the kiosk could not reach the central (the
+-- kiosk applied it at once, and kept it to send) still reaches every
+-- kiosk once it can.
 CREATE FUNCTION player_take_break(p_id bigint, p_break text) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET lock_timeout = '2s' AS $$
 DECLARE
 	k text := sf_kiosk();
-	a record;
+	le leases%ROWTYPE;
 BEGIN
-	SELECT * INTO a FROM sf_acting_lease(p_id, k);
-	IF a.refusal IS NOT NULL THEN
-		RETURN a.refusal;
+	SELECT * INTO le FROM sf_kiosk_lease(p_id, k);
+	IF le.id IS NULL OR le.granted_at < clock_timestamp() - interval '7 days' THEN
+		RETURN jsonb_build_object('status', 'unknown-lease');
 	END IF;
-	RETURN sf_player_break(a.player, p_break, 'player', k);
+	RETURN sf_player_break(le.player, p_break, 'player', k);
 END $$;
 
 -- push_movements, as 0005 made it, now also keeps the lease each movement
