@@ -116,9 +116,9 @@ func runWindow(c *call, win *windowFlags) error {
 		Sounds: sound.Open(c.conf.Sound, c.logger)}
 	// A kiosk plays real money from the accounts its players log in to
 	// (SPEC §10; a fleet's are its central's), unless --player names the
-	// demo wallet, or on a fleet's kiosk a named wallet; the demo's data
-	// directory plays the demo wallet (serveWindow).
-	wallet := c.shared.set["player"] && (fleet != nil || win.player == engine.DemoPlayer)
+	// demo wallet; the demo's data directory plays the demo wallet
+	// (serveWindow).
+	wallet := c.shared.set["player"] && win.player == engine.DemoPlayer
 	closed := make(chan struct{}) // the window is closed: the game may close too
 	served := make(chan error, 1)
 	err = ui.Run(c.ctx, o, func(t ui.Terminal) { served <- c.serveWindow(t, fleet, wallet, closed) })

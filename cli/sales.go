@@ -95,7 +95,7 @@ func printSales(out io.Writer, sales []engine.Sale, asJSON bool) error {
 
 func playFlags(fs *flag.FlagSet) func(*call) error {
 	stakeArg := fs.String("stake", "", "required: the stake in `EUROS`: 0.5 (or 0,50), 1 or 2")
-	player := fs.String("player", engine.DemoPlayer, "player `ID` (the demo wallet; a fleet's kiosk: any wallet)")
+	player := fs.String("player", engine.DemoPlayer, "player `ID`: the demo wallet (a real-money account plays with --card)")
 	login := cardFlags(fs)
 	n := fs.Int("n", 1, "`N` units to play")
 	batch := fs.Int("batch", 1, fmt.Sprintf("`K` units per durable transaction (1 to %d)", engine.MaxBatch))

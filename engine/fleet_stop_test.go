@@ -135,7 +135,7 @@ func TestFleetStopCancelsTheRoundInFlight(t *testing.T) {
 			defer stop()
 			svc := openKiosk(t, program, store, c)
 			for i := range 3 {
-				if _, err := svc.Credit(ctx, "alice", engine.Cents(100*(i+1)), "test"); err != nil {
+				if _, err := svc.Credit(ctx, engine.DemoPlayer, engine.Cents(100*(i+1)), "test"); err != nil {
 					svc.Close()
 					t.Fatal(err)
 				}
@@ -147,7 +147,7 @@ func TestFleetStopCancelsTheRoundInFlight(t *testing.T) {
 			}
 			c.hang.Store(true)
 			if how == "signal" {
-				if _, err := svc.Credit(ctx, "alice", 400, "test"); err != nil { // a backlog the stop leaves behind
+				if _, err := svc.Credit(ctx, engine.DemoPlayer, 400, "test"); err != nil { // a backlog the stop leaves behind
 					t.Fatal(err)
 				}
 			}
@@ -215,7 +215,7 @@ func TestFleetKioskBehindItsAnchorStopsSelling(t *testing.T) {
 	if err := svc.Health(); !errors.Is(err, engine.ErrOutOfService) || !strings.Contains(err.Error(), "central refused this kiosk's journal head") {
 		t.Fatalf("health: %v", err)
 	}
-	if _, err := svc.Credit(ctx, "alice", 100, "test"); !errors.Is(err, engine.ErrOutOfService) {
+	if _, err := svc.Credit(ctx, engine.DemoPlayer, 100, "test"); !errors.Is(err, engine.ErrOutOfService) {
 		t.Fatalf("a credit behind the anchor: %v", err)
 	}
 }

@@ -75,8 +75,8 @@ type guard struct {
 }
 
 // guardFor reads the account the wallet w belongs to, for a change at now
-// in tx. The demo wallet gets none, and on a fleet's kiosk a wallet
-// without a fleet account (a named wallet).
+// in tx. The demo wallet gets none; any other needs an account (on a
+// fleet's kiosk, a fleet account whose holder logged in there).
 func guardFor(tx *journalTx, w Wallet, fleet bool, p Protection, now time.Time) (*guard, error) {
 	if w.Player == DemoPlayer {
 		return nil, nil
@@ -85,9 +85,7 @@ func guardFor(tx *journalTx, w Wallet, fleet bool, p Protection, now time.Time) 
 	switch {
 	case err != nil:
 		return nil, err
-	case fleet && !ok:
-		return nil, nil
-	case fleet:
+	case fleet && ok:
 		return g, leaseGuard(tx, g)
 	case !ok && w.Seq > 0:
 		return nil, fmt.Errorf("%w: wallet %s", ErrAccountIncomplete, w.Player)
