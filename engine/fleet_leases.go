@@ -134,6 +134,26 @@ func putLeases(tx Tx, ls []heldLease) error {
 	return tx.PutSetting(leasesKey, e.b)
 }
 
+// changeLeases changes the kiosk's leases in tx: fn gets them and the
+// number of the kiosk's last movement (what the central must hold before
+// a lease given back now is returned), and returns them changed.
+func changeLeases(tx *journalTx, fn func(ls []heldLease, movSeq uint64) []heldLease) error {
+	ls, err := readLeases(tx)
+	if err != nil {
+		return err
+	}
+	st, err := readFleetState(tx)
+	if err != nil {
+		return err
+	}
+	return putLeases(tx, fn(ls, st.MovSeq))
+}
+
+// leaseIndex is the index of lease id in ls, -1 if none.
+func leaseIndex(ls []heldLease, id int64) int {
+	return slices.IndexFunc(ls, func(l heldLease) bool { return l.ID == id })
+}
+
 // sessionLease is player's lease in service (not being returned), if any.
 func sessionLease(ls []heldLease, player string) (int, bool) {
 	i := slices.IndexFunc(ls, func(l heldLease) bool { return l.Player == player && !l.Back })
@@ -252,17 +272,9 @@ func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account
 		if _, err := log.append(AccountRecord{Time: t, Kind: AccSessionStart, Player: a.Player, Actor: ActorPlayer, Effective: a.Session.Due}); err != nil {
 			return err
 		}
-		ls, err := readLeases(tx)
-		if err != nil {
-			return err
-		}
-		st, err := readFleetState(tx)
-		if err != nil {
-			return err
-		}
-		ls = giveBack(ls, a.Player, st.MovSeq)
-		ls = append(ls, heldLease{Lease: lease, Until: serves(lease, received)})
-		if err := putLeases(tx, ls); err != nil {
+		if err := changeLeases(tx, func(ls []heldLease, movSeq uint64) []heldLease {
+			return append(giveBack(ls, a.Player, movSeq), heldLease{Lease: lease, Until: serves(lease, received)})
+		}); err != nil {
 			return err
 		}
 		a.use = leaseUse{ID: lease.ID}
@@ -287,28 +299,18 @@ func giveBack(ls []heldLease, player string, movSeq uint64) []heldLease {
 // giveBackIn marks player's lease in service to be returned, in tx, once
 // the central holds the movements made so far.
 func giveBackIn(tx *journalTx, player string) error {
-	ls, err := readLeases(tx)
-	if err != nil {
-		return err
-	}
-	st, err := readFleetState(tx)
-	if err != nil {
-		return err
-	}
-	return putLeases(tx, giveBack(ls, player, st.MovSeq))
+	return changeLeases(tx, func(ls []heldLease, movSeq uint64) []heldLease { return giveBack(ls, player, movSeq) })
 }
 
 // keepBreak keeps break b on player's lease in service, to send at the
 // next round (sendBreaks).
 func keepBreak(tx *journalTx, player string, b Break) error {
-	ls, err := readLeases(tx)
-	if err != nil {
-		return err
-	}
-	if i, ok := sessionLease(ls, player); ok {
-		ls[i].Break = b
-	}
-	return putLeases(tx, ls)
+	return changeLeases(tx, func(ls []heldLease, _ uint64) []heldLease {
+		if i, ok := sessionLease(ls, player); ok {
+			ls[i].Break = b
+		}
+		return ls
+	})
 }
 
 // sessionLeaseID is the id of player's lease in service.
@@ -379,7 +381,7 @@ func (f *Fleet) tendLeases(ctx context.Context) error {
 	}
 	now := f.w.now().UTC()
 	for _, s := range states {
-		i := slices.IndexFunc(ls, func(l heldLease) bool { return l.ID == s.ID })
+		i := leaseIndex(ls, s.ID)
 		if i < 0 {
 			continue
 		}
@@ -437,21 +439,15 @@ func (f *Fleet) sendBreaks(ctx context.Context, ls []heldLease) error {
 		}
 		f.w.mu.Lock()
 		err = f.w.update(ctx, func(tx *journalTx) error {
-			ls, err := readLeases(tx)
-			if err != nil {
-				return err
-			}
-			st, err := readFleetState(tx)
-			if err != nil {
-				return err
-			}
-			if i := slices.IndexFunc(ls, func(x heldLease) bool { return x.ID == l.ID }); i >= 0 {
-				if !ls[i].Back {
-					ls[i].Back, ls[i].MovSeq = true, st.MovSeq
+			return changeLeases(tx, func(ls []heldLease, movSeq uint64) []heldLease {
+				if i := leaseIndex(ls, l.ID); i >= 0 {
+					if !ls[i].Back {
+						ls[i].Back, ls[i].MovSeq = true, movSeq
+					}
+					ls[i].Break = 0
 				}
-				ls[i].Break = 0
-			}
-			return putLeases(tx, ls)
+				return ls
+			})
 		})
 		f.w.mu.Unlock()
 		if err != nil {
@@ -542,21 +538,16 @@ func (f *Fleet) renewed(ctx context.Context, l heldLease, asked leaseUse, next L
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
 	return f.w.update(ctx, func(tx *journalTx) error {
-		ls, err := readLeases(tx)
-		if err != nil {
-			return err
-		}
-		i := slices.IndexFunc(ls, func(x heldLease) bool { return x.ID == l.ID })
-		if i < 0 || ls[i].Back {
-			// Ended meanwhile (a logout): the new one goes back too.
-			st, err := readFleetState(tx)
-			if err != nil {
-				return err
+		var ended bool
+		err := changeLeases(tx, func(ls []heldLease, movSeq uint64) []heldLease {
+			i := leaseIndex(ls, l.ID)
+			if ended = i < 0 || ls[i].Back; ended { // a logout meanwhile: the new one goes back too
+				return append(ls, heldLease{Lease: next, Back: true, MovSeq: movSeq})
 			}
-			return putLeases(tx, append(ls, heldLease{Lease: next, Back: true, MovSeq: st.MovSeq}))
-		}
-		ls[i] = heldLease{Lease: next, Until: serves(next, at)}
-		if err := putLeases(tx, ls); err != nil {
+			ls[i] = heldLease{Lease: next, Until: serves(next, at)}
+			return ls
+		})
+		if err != nil || ended {
 			return err
 		}
 		a, ok, err := readAccount(tx, l.Player)
@@ -578,21 +569,18 @@ func (f *Fleet) dropLease(ctx context.Context, id int64, why string, a Account) 
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
 	return f.w.update(ctx, func(tx *journalTx) error {
-		ls, err := readLeases(tx)
-		if err != nil {
+		var l *heldLease
+		err := changeLeases(tx, func(ls []heldLease, _ uint64) []heldLease {
+			i := leaseIndex(ls, id)
+			if i < 0 {
+				return ls
+			}
+			dropped := ls[i]
+			l = &dropped
+			return slices.Delete(ls, i, i+1)
+		})
+		if err != nil || l == nil || why == "" || l.Back {
 			return err
-		}
-		i := slices.IndexFunc(ls, func(x heldLease) bool { return x.ID == id })
-		if i < 0 {
-			return nil
-		}
-		l := ls[i]
-		ls = slices.Delete(ls, i, i+1)
-		if err := putLeases(tx, ls); err != nil {
-			return err
-		}
-		if why == "" || l.Back {
-			return nil
 		}
 		f.w.log.Warn().Int64("lease", id).Str("player", l.Player).Str("reason", why).Msg("the central ended a session's lease")
 		acct, ok, err := readAccount(tx, l.Player)
