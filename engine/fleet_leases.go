@@ -236,7 +236,7 @@ func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account
 	if err := pl.kiosk.returnPlayer(ctx, string(c)); err != nil {
 		return Account{}, err
 	}
-	acct, lease, err := pl.central.PlayerLogin(ctx, c, pin)
+	acct, lease, err := pl.kiosk.players.PlayerLogin(ctx, c, pin)
 	if err != nil {
 		return Account{}, err
 	}
@@ -610,7 +610,7 @@ func (pl *Accounts) fleetSetLimit(ctx context.Context, player string, k LimitKey
 	if err != nil {
 		return PendingLimit{}, err
 	}
-	ch, err := pl.central.PlayerSetLimit(ctx, id, k, amount)
+	ch, err := pl.kiosk.players.PlayerSetLimit(ctx, id, k, amount)
 	if err != nil {
 		return ch, err
 	}
@@ -636,7 +636,7 @@ func (pl *Accounts) fleetBreak(ctx context.Context, player string, b Break) (Exc
 	}
 	// A break is never refused for want of the network: out of reach, it
 	// is in force here at once and goes to the central at the next round.
-	e, err := pl.central.PlayerTakeBreak(ctx, id, b)
+	e, err := pl.kiosk.players.PlayerTakeBreak(ctx, id, b)
 	offline := errors.Is(err, ErrCentralUnavailable)
 	if err != nil && !offline {
 		return e, err

@@ -18,13 +18,20 @@ type Accounts struct {
 	w          *writer
 	p          Protection
 	iterations int  // of new PIN hashes
-	fleet      bool // a fleet's kiosk: accounts are the central's
 	demoOnly   bool // the demo's data directory: no real money, no account
-	// central keeps a fleet's accounts (nil: a lone kiosk, or a central
-	// without accounts), and kiosk is the kiosk's side of the fleet,
-	// whose sync loop returns and renews the leases.
-	central PlayerCentral
-	kiosk   *Fleet
+	// kiosk is a fleet's kiosk's side of the fleet (nil: a lone kiosk),
+	// whose central keeps the accounts and whose sync loop returns and
+	// renews the leases.
+	kiosk *Fleet
+}
+
+// central keeps a fleet's accounts: nil on a lone kiosk, or a fleet's
+// whose central keeps none.
+func (pl *Accounts) central() PlayerCentral {
+	if pl.kiosk == nil {
+		return nil
+	}
+	return pl.kiosk.players
 }
 
 // Protection is the protection in force.
@@ -99,7 +106,7 @@ func (pl *Accounts) change(ctx context.Context, what string, fn func(tx *journal
 // player's accounts, limits and breaks are fleet-wide, kept by the
 // central (`central players`).
 func (pl *Accounts) notInFleet() error {
-	if pl.fleet {
+	if pl.kiosk != nil {
 		return fmt.Errorf("%w: player accounts of a fleet are kept by the central", ErrNoAccount)
 	}
 	return nil
@@ -108,10 +115,10 @@ func (pl *Accounts) notInFleet() error {
 // inFleet says whether the accounts are a fleet's, the central's; a
 // fleet's kiosk whose central keeps none refuses them.
 func (pl *Accounts) inFleet() (bool, error) {
-	if pl.fleet && pl.central == nil {
+	if pl.kiosk != nil && pl.central() == nil {
 		return true, pl.notInFleet()
 	}
-	return pl.central != nil, nil
+	return pl.kiosk != nil, nil
 }
 
 // Open opens an account for a new holder and issues its card.
@@ -429,7 +436,7 @@ func (pl *Accounts) update(ctx context.Context, what, player string, fn func(g *
 // CloseSession ends the player's session (the logout button, the idle timeout).
 func (pl *Accounts) CloseSession(ctx context.Context, player, actor string) (Account, error) {
 	a, err := pl.update(ctx, "logout", player, func(g *guard, tx *journalTx) error {
-		if pl.central != nil {
+		if pl.central() != nil {
 			if err := giveBackIn(tx, player); err != nil {
 				return err
 			}
@@ -470,7 +477,7 @@ func (pl *Accounts) SetLimit(ctx context.Context, actor, player string, k LimitK
 	if amount == 0 && k.Mandatory() {
 		return ch, fmt.Errorf("%w: %s", ErrLimitRequired, k)
 	}
-	if pl.central != nil {
+	if pl.central() != nil {
 		return pl.fleetSetLimit(ctx, player, k, amount)
 	}
 	_, err := pl.update(ctx, "limit", player, func(g *guard, _ *journalTx) error {
@@ -504,7 +511,7 @@ func (pl *Accounts) TakeBreak(ctx context.Context, actor, player string, b Break
 	if !slices.Contains(Breaks, b) {
 		return Exclusion{}, fmt.Errorf("%w: %d", ErrBadBreak, b)
 	}
-	if pl.central != nil {
+	if pl.central() != nil {
 		return pl.fleetBreak(ctx, player, b)
 	}
 	var e Exclusion

@@ -122,10 +122,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	cash := &Cash{w: w, demoFunds: cfg.DemoFunds, demoOnly: cfg.DemoOnly, protection: cfg.Protection}
 	s.Sales, s.Cash = newSales(w, cfg, s.Fleet), cash
 	s.Desk = newDesk(w, cash, cfg)
-	s.Accounts = &Accounts{w: w, p: cfg.Protection, iterations: cfg.PINIterations, fleet: s.Fleet != nil, demoOnly: cfg.DemoOnly}
-	if s.Fleet != nil {
-		s.Accounts.central, s.Accounts.kiosk = s.Fleet.players, s.Fleet
-	}
+	s.Accounts = &Accounts{w: w, p: cfg.Protection, iterations: cfg.PINIterations, demoOnly: cfg.DemoOnly, kiosk: s.Fleet}
 	s.Reports = &Reports{w: w, emission: cfg.Emission, central: central}
 	s.Auditor = &Auditor{w: w, fleet: s.Fleet, protection: cfg.Protection}
 	w.mu.Lock()
