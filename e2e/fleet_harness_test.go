@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"sync"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
+
+	"starfortune/internal/pgtest"
 )
 
 // kioskProc is one kiosk as its players see it: play commands run one
@@ -197,4 +200,17 @@ func ownerConn(t *testing.T, db string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// crashServer kills the central's server with SIGKILL and starts it again
+// 1 to 3 s later (rng draws how long).
+func crashServer(t *testing.T, cluster *pgtest.Cluster, rng *rand.Rand) {
+	t.Helper()
+	if err := cluster.Crash(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Duration(1000+rng.IntN(2000)) * time.Millisecond)
+	if err := cluster.Start(); err != nil {
+		t.Fatal(err)
+	}
 }

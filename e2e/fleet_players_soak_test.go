@@ -115,13 +115,7 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 	for time.Now().Before(deadline) {
 		time.Sleep(time.Duration(400+rng.IntN(800)) * time.Millisecond)
 		if time.Now().After(nextServerKill) {
-			if err := cluster.Crash(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(time.Duration(1000+rng.IntN(2000)) * time.Millisecond)
-			if err := cluster.Start(); err != nil {
-				t.Fatal(err)
-			}
+			crashServer(t, cluster, rng)
 			serverKills++
 			nextServerKill = time.Now().Add(12 * time.Second)
 			continue

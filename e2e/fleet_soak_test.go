@@ -99,13 +99,7 @@ func TestFleetSoak(t *testing.T) {
 			break
 		}
 		if time.Now().After(nextServerKill) {
-			if err := cluster.Crash(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(time.Duration(1000+rng.IntN(2000)) * time.Millisecond)
-			if err := cluster.Start(); err != nil {
-				t.Fatal(err)
-			}
+			crashServer(t, cluster, rng)
 			serverKills++
 			nextServerKill = time.Now().Add(15 * time.Second)
 			continue
