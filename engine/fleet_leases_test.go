@@ -329,6 +329,33 @@ func (c *memCentral) set(fn func()) {
 	fn()
 }
 
+// allEnded says whether every lease granted has ended. Called with mu.
+func (c *memCentral) allEnded() bool {
+	for _, l := range c.leases {
+		if !l.ended {
+			return false
+		}
+	}
+	return true
+}
+
+// loggedIn opens card n at mem (100,00 € of stakes a week), a kiosk on
+// mem, the card's session there, and credits the account 10,00 €.
+func loggedIn(t *testing.T, mem *memCentral, n uint64) (*engine.Service, engine.Card, engine.Account) {
+	t.Helper()
+	card := engine.NewCard(n)
+	mem.open(card, "2580", 10_000)
+	s := fleetKiosk(t, mem)
+	a, err := s.OpenSession(ctx, card, "2580")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.OperatorCredit(ctx, "operator", a.Player, 1000); err != nil {
+		t.Fatal(err)
+	}
+	return s, card, a
+}
+
 // fleetKiosk opens a fleet's kiosk on mem, its sync loop every 10 ms.
 func fleetKiosk(t *testing.T, mem *memCentral) *engine.Service {
 	t.Helper()
@@ -426,32 +453,17 @@ func TestFleetSessionPlaysWithinItsLease(t *testing.T) {
 	eventually(t, "every lease returned", func() bool {
 		mem.mu.Lock()
 		defer mem.mu.Unlock()
-		for _, l := range mem.leases {
-			if !l.ended {
-				return false
-			}
-		}
-		return true
+		return mem.allEnded()
 	})
 	mustAudit(t, s)
 }
 
 // TestFleetBreakElsewhereEndsTheSession: a break taken at another kiosk
 // reaches this one at its next round: the session ends, the break is
-// recorded in the mirror, and play is refused with it; the player's own
-// break at this kiosk goes to the central.
+// recorded in the mirror, and play is refused with it, as is a login.
 func TestFleetBreakElsewhereEndsTheSession(t *testing.T) {
 	mem := newMemCentral()
-	card := engine.NewCard(2)
-	mem.open(card, "2580", 10_000)
-	s := fleetKiosk(t, mem)
-	a, err := s.OpenSession(ctx, card, "2580")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.OperatorCredit(ctx, "operator", a.Player, 1000); err != nil {
-		t.Fatal(err)
-	}
+	s, card, a := loggedIn(t, mem, 2)
 	mem.set(func() { mem.breakFor(a.Player, mem.accounts[card]) })
 	var excluded *engine.ExcludedError
 	eventually(t, "the break refusing play", func() bool {
@@ -473,16 +485,7 @@ func TestFleetBreakElsewhereEndsTheSession(t *testing.T) {
 // which ends the lease there.
 func TestFleetBreakTakenOffline(t *testing.T) {
 	mem := newMemCentral()
-	card := engine.NewCard(3)
-	mem.open(card, "2580", 10_000)
-	s := fleetKiosk(t, mem)
-	a, err := s.OpenSession(ctx, card, "2580")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.OperatorCredit(ctx, "operator", a.Player, 1000); err != nil {
-		t.Fatal(err)
-	}
+	s, card, a := loggedIn(t, mem, 3)
 	sell(t, s, a.Player, 50, 1) // a pack held
 	mem.set(func() { mem.down = true })
 	e, err := s.TakeBreak(ctx, engine.ActorPlayer, a.Player, engine.Break7d)
@@ -497,12 +500,7 @@ func TestFleetBreakTakenOffline(t *testing.T) {
 	eventually(t, "the break at the central, the lease ended", func() bool {
 		mem.mu.Lock()
 		defer mem.mu.Unlock()
-		for _, l := range mem.leases {
-			if !l.ended {
-				return false
-			}
-		}
-		return mem.accounts[card].acct.Break.Active(time.Now())
+		return mem.allEnded() && mem.accounts[card].acct.Break.Active(time.Now())
 	})
 	mustAudit(t, s)
 }
