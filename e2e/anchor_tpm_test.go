@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,14 +69,7 @@ func TestLoneKioskRollbackIsCaughtByItsTPM(t *testing.T) {
 	}
 
 	// The payout's journal line cut, the store's MANIFEST deleted.
-	path := filepath.Join(dir, "journal", "journal.sfj")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cutJournalTail(t, dir)
 	if err := os.Remove(filepath.Join(dir, "db", "MANIFEST")); err != nil {
 		t.Fatal(err)
 	}

@@ -355,15 +355,7 @@ func TestRollbackNeedsItsAnchor(t *testing.T) {
 	}
 
 	// The shell: the payout's journal line cut, the store's MANIFEST gone.
-	path := filepath.Join(dir, "journal", "journal.sfj")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
-	if err := os.WriteFile(path, b[:cut], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cutJournalTail(t, dir)
 	if err := os.Remove(filepath.Join(dir, "db", "MANIFEST")); err != nil {
 		t.Fatal(err)
 	}
@@ -393,5 +385,19 @@ func TestRollbackNeedsItsAnchor(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(mustCLI(t, dir, "audit", "--json")), &a); err != nil || len(a.Unanchored) != 1 {
 		t.Fatalf("audit --json lists %d overrides (%v)", len(a.Unanchored), err)
+	}
+}
+
+// cutJournalTail cuts the last line of the journal of the data directory
+// dir, as a shell on the kiosk would to erase its last change.
+func cutJournalTail(t *testing.T, dir string) {
+	t.Helper()
+	path := filepath.Join(dir, "journal", "journal.sfj")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

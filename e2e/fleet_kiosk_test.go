@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -415,14 +414,7 @@ func TestFleetKioskRollbackIsCaughtByItsCentral(t *testing.T) {
 	mustKiosk(t, dir, url, "k1", "sync") // anchors the payout's entry
 
 	// The payout's journal line cut, the store gone: recover asks the central.
-	path := filepath.Join(dir, "journal", "journal.sfj")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cutJournalTail(t, dir)
 	if err := os.RemoveAll(filepath.Join(dir, "db")); err != nil {
 		t.Fatal(err)
 	}
