@@ -555,34 +555,15 @@ func recoverRun(c *call, want *engine.JournalHead, reason string) error {
 	})
 }
 
-// counterAnchors checks a journal against the TPM counter the settings
-// name (none: no opinion): the journal's last counted action took the
-// counter to counted (counts: it counted any). The counter anchors the
-// journal when it stands there (or one behind: a crash before the count);
-// behind says how the journal misses counted actions. A counter just
-// started has no opinion either.
+// counterAnchors checks a journal whose last counted action took the TPM
+// counter to counted (counts: it counted any) against the counter the
+// settings name (none: no opinion): engine.JournalAgainst.
 func (c *call) counterAnchors(counted uint64, counts bool) (anchors bool, behind string, err error) {
 	cfg, err := c.engineConfig()
 	if err != nil || cfg.Counter == nil {
 		return false, "", err
 	}
-	t, fresh, err := cfg.Counter.Value(c.ctx)
-	switch {
-	case err != nil:
-		return false, "", err
-	case fresh:
-		return false, "", nil
-	case counts && (counted == t || counted == t+1):
-		return true, "", nil
-	case !counts:
-		return false, fmt.Sprintf("the journal never counted on the anchor (%v), which already counted %d actions: "+
-			"an older copy from before the anchor, or another kiosk's", cfg.Counter, t), nil
-	case counted < t:
-		return false, fmt.Sprintf("the journal's last counted action took the anchor (%v) to %d, which stands at %d: "+
-			"its last %d attendant or player action(s) are missing (lines cut, or an older copy)", cfg.Counter, counted, t, t-counted), nil
-	default:
-		return false, fmt.Sprintf("the anchor (%v) stands at %d, behind the journal's %d: not the counter this journal counted on", cfg.Counter, t, counted), nil
-	}
+	return engine.JournalAgainst(c.ctx, cfg.Counter, counted, counts)
 }
 
 // centralAnchor is the journal head a fleet kiosk's central anchored at

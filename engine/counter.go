@@ -110,25 +110,25 @@ func (w *writer) checkCounter(ctx context.Context, healthy bool, override string
 	w.counted = t
 	const fix = "restore the latest backup, or accept the loss with `starfortune recover --override REASON` (recorded, listed by every audit)"
 	var problem, short string
-	switch {
-	case has && s == t:
+	switch standOf(s, has, t, fresh, w.jhead.Seq == 0) {
+	case countWhole:
 		return "", nil
-	case has && s == t+1 && !healthy:
-		return "", nil // out of service already: counted once whole again
-	case has && s == t+1:
-		_ = w.count(ctx) // the change before the crash: out of service if it cannot be counted
+	case countUncounted:
+		if healthy { // else out of service already: counted once whole again
+			_ = w.count(ctx) // the change before the crash: out of service if it cannot be counted
+		}
 		return "", nil
-	case has && s < t:
+	case countBehind:
 		short = fmt.Sprintf("%d counted action(s) behind it", t-s)
 		problem = fmt.Sprintf("the data is behind the anchor (%v): its last counted action took the anchor to %d, which stands at %d: "+
 			"%d attendant or player action(s) were erased (an older copy of the data, or a journal cut and rebuilt); %s", w.counter, s, t, t-s, fix)
-	case has:
+	case countAhead:
 		short = fmt.Sprintf("%d ahead of it", s-t)
 		problem = fmt.Sprintf("the anchor (%v) stands at %d, behind this data's %d: it is not the counter this data counted on "+
 			"(another TPM, or another index); %s", w.counter, t, s, fix)
-	case fresh || w.jhead.Seq == 0:
+	case countNew:
 		return fmt.Sprintf("%v adopted at %d (journal entry %d)", w.counter, t, w.jhead.Seq), nil
-	default:
+	case countNever:
 		short = "never counted on it"
 		problem = fmt.Sprintf("this data never counted on the anchor (%v), which already counted %d actions of other data: "+
 			"an older copy from before the anchor, or another kiosk's data; %s", w.counter, t, fix)
@@ -137,6 +137,62 @@ func (w *writer) checkCounter(ctx context.Context, healthy bool, override string
 		return fmt.Sprintf("counter adopted at %d on an attendant's override, the data %s: %s", t, short, override), nil
 	}
 	return "", []string{problem}
+}
+
+// countStand is where data stands against its counter.
+type countStand uint8
+
+const (
+	countWhole     countStand = iota // the data took the counter where it stands
+	countUncounted                   // one ahead: its last counted change made, the count not (a crash between them)
+	countBehind                      // counted actions erased
+	countAhead                       // further ahead: not the counter the data counted on
+	countNever                       // the data never counted, on a counter that did
+	countNew                         // the data never counted, and is empty or the counter new: it may adopt it
+)
+
+// standOf is where data whose last counted change took the counter to s
+// (has: it counted any; empty: it holds nothing) stands against the
+// counter at t (fresh: just started).
+func standOf(s uint64, has bool, t uint64, fresh, empty bool) countStand {
+	switch {
+	case has && s == t:
+		return countWhole
+	case has && s == t+1:
+		return countUncounted
+	case has && s < t:
+		return countBehind
+	case has:
+		return countAhead
+	case fresh || empty:
+		return countNew
+	}
+	return countNever
+}
+
+// JournalAgainst is how a journal stands against counter c, for recover:
+// its last counted entry took c to counted (counts: it counted any). The
+// counter anchors the journal when it stands there (or one behind: a crash
+// before the count); behind says how the journal misses counted actions.
+// A journal that never counted, on a counter just started, is neither.
+func JournalAgainst(ctx context.Context, c Counter, counted uint64, counts bool) (anchored bool, behind string, err error) {
+	t, fresh, err := c.Value(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	switch standOf(counted, counts, t, fresh, false) {
+	case countWhole, countUncounted:
+		return true, "", nil
+	case countBehind:
+		return false, fmt.Sprintf("the journal's last counted action took the anchor (%v) to %d, which stands at %d: "+
+			"its last %d attendant or player action(s) are missing (lines cut, or an older copy)", c, counted, t, t-counted), nil
+	case countAhead:
+		return false, fmt.Sprintf("the anchor (%v) stands at %d, behind the journal's %d: not the counter this journal counted on", c, t, counted), nil
+	case countNever:
+		return false, fmt.Sprintf("the journal never counted on the anchor (%v), which already counted %d actions: "+
+			"an older copy from before the anchor, or another kiosk's", c, t), nil
+	}
+	return false, "", nil
 }
 
 // anchor makes the desk count on c from now on, after checking the store
