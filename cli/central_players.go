@@ -250,21 +250,15 @@ func centralPlayerLimitsFlags(fs *flag.FlagSet) func(*call) error {
 		if err != nil {
 			return usageError{err}
 		}
-		var amount engine.Cents
-		if v := strings.TrimSpace(c.args[2]); v != "0" {
-			if amount, err = engine.ParseAmount(v); err != nil {
-				return usageError{fmt.Errorf("%s: %w", k, err)}
-			}
+		amount, err := limitAmount(c.args[2])
+		if err != nil {
+			return usageError{fmt.Errorf("%s: %w", k, err)}
 		}
 		ch, err := c.admin.SetPlayerLimit(c.ctx, centralActor(*attendant), card, k, amount)
 		if err != nil {
 			return err
 		}
-		if !ch.Effective.After(ch.Requested) {
-			fmt.Fprintf(c.stderr, "%s: %s from now\n", k, fr.Money(amount))
-		} else {
-			fmt.Fprintf(c.stderr, "%s: %s from %s (cooling-off)\n", k, fr.Money(amount), fr.When(ch.Effective))
-		}
+		printLimitChange(c.stderr, ch)
 		p, err := c.admin.Player(c.ctx, card)
 		if err != nil {
 			return err

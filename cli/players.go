@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -346,21 +347,15 @@ func playerLimitsFlags(fs *flag.FlagSet) func(*call) error {
 			if !ok || err != nil {
 				return usageError{fmt.Errorf("--set %q: want LIMIT=EUROS (%v)", s, err)}
 			}
-			var amount engine.Cents
-			if strings.TrimSpace(v) != "0" {
-				if amount, err = engine.ParseAmount(v); err != nil {
-					return usageError{fmt.Errorf("--set %s: %w", name, err)}
-				}
+			amount, err := limitAmount(v)
+			if err != nil {
+				return usageError{fmt.Errorf("--set %s: %w", name, err)}
 			}
 			ch, err := c.svc.SetLimit(c.ctx, actor, player, k, amount)
 			if err != nil {
 				return fmt.Errorf("limit %s: %w", k, err)
 			}
-			if !ch.Effective.After(ch.Requested) {
-				fmt.Fprintf(c.stderr, "%s: %s from now\n", k, fr.Money(amount))
-			} else {
-				fmt.Fprintf(c.stderr, "%s: %s from %s (cooling-off)\n", k, fr.Money(amount), fr.When(ch.Effective))
-			}
+			printLimitChange(c.stderr, ch)
 		}
 		a, err := c.svc.Account(c.ctx, player)
 		if err != nil {
@@ -574,4 +569,23 @@ func (l cardLogin) read(c *call) (engine.Card, string, error) {
 		}
 	}
 	return card, pin, nil
+}
+
+// limitAmount reads a limit's amount in euros as staff type it; "0"
+// removes the limit.
+func limitAmount(v string) (engine.Cents, error) {
+	if strings.TrimSpace(v) == "0" {
+		return 0, nil
+	}
+	return engine.ParseAmount(v)
+}
+
+// printLimitChange says when a limit change applies: now (a decrease) or
+// after the cooling-off.
+func printLimitChange(w io.Writer, ch engine.PendingLimit) {
+	if !ch.Effective.After(ch.Requested) {
+		fmt.Fprintf(w, "%s: %s from now\n", ch.Key, fr.Money(ch.Amount))
+	} else {
+		fmt.Fprintf(w, "%s: %s from %s (cooling-off)\n", ch.Key, fr.Money(ch.Amount), fr.When(ch.Effective))
+	}
 }
