@@ -97,11 +97,17 @@ func (k *Kiosk) Locked() (string, bool) {
 }
 
 // Stop ends what the window runs by itself (a session's clock and idle
-// logout), as Run does once the window is closed.
+// logout, the attract screen's timer), as Run does once the window is
+// closed. The tests stop each kiosk they make: a timer left running
+// would touch its widgets through fyne.Do, which the test driver runs on
+// the timer's goroutine, beside the next test's.
 func (k *Kiosk) Stop() {
 	k.stop()
 	if k.sess != nil {
 		k.sess.idle.Stop()
+	}
+	if k.idle != nil { // the attract screen's timer (Fullscreen): not in the next test
+		k.idle.Stop()
 	}
 }
 

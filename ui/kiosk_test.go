@@ -79,6 +79,7 @@ func newRigAs(t testing.TB, o ui.Options, as func(*engine.Service) ui.Game) rig 
 	a := test.NewTempApp(t)
 	r := newGame(t, engine.Protection{})
 	r.k = ui.NewKiosk(a, as(r.svc), o)
+	t.Cleanup(r.k.Stop)
 	r.k.Wait()
 	return r
 }

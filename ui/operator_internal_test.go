@@ -25,6 +25,7 @@ func newTestKiosk(t *testing.T, o Options) (*Kiosk, *engine.Service) {
 		t.Fatal(err)
 	}
 	k := NewKiosk(test.NewTempApp(t), svc, o)
+	t.Cleanup(k.Stop)
 	k.Wait()
 	return k, svc
 }
