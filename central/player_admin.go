@@ -23,38 +23,6 @@ import (
 // what it is given first, with the engine's rules. actor names who acts
 // in the player log.
 
-// PlayerAccount is a fleet account as the central holds it.
-type PlayerAccount struct {
-	Account engine.Account // no PIN hash
-	Listed  bool           // its holder is on the exclusion list
-	Leases  []PlayerLease  // its open leases, oldest first
-	// Usage is per limit in force, in engine.LimitKeys order: only Player
-	// fills it.
-	Usage []LimitUsage
-}
-
-// PlayerLease is an open lease of an account: the room a session at one
-// kiosk may use.
-type PlayerLease struct {
-	Lease   engine.Lease
-	Kiosk   string
-	Expires time.Time
-	Revoked string // "" while it stands, else engine.RevokedBreak, RevokedListed or RevokedLimit
-	// Used is what the movements pushed under it used of its deposit and
-	// stake rooms (the loss room is used by the stakes).
-	Deposited, Staked engine.Cents
-}
-
-// LimitUsage is one limit in force of an account now: what its window
-// counts over every kiosk, and what the open leases may still use of its
-// kind. Max − Used − Outstanding is the room a lease would be granted.
-type LimitUsage struct {
-	Limit       engine.LimitKey
-	Max         engine.Cents
-	Used        engine.Cents
-	Outstanding engine.Cents
-}
-
 // checkActor refuses a change nobody is named for.
 func checkActor(actor string) error {
 	if strings.TrimSpace(actor) == "" || len(actor) > 64 {
@@ -103,29 +71,15 @@ func (a *Admin) OpenPlayer(ctx context.Context, actor string, id engine.Identity
 	return ans.Account.account()
 }
 
-// playerLeaseRow is an open lease as sql/player_leases.sql reads it.
-type playerLeaseRow struct {
-	ID        int64      `db:"id"`
-	Player    string     `db:"player"`
-	Kiosk     string     `db:"kiosk"`
-	GrantedAt time.Time  `db:"granted_at"`
-	TTLms     int64      `db:"ttl_ms"`
-	ExpiresAt time.Time  `db:"expires_at"`
-	Rooms     []roomJSON `db:"rooms"`
-	Revoked   string     `db:"revoked"`
-	Deposited int64      `db:"deposited"`
-	Staked    int64      `db:"staked"`
-}
-
 // players reads the accounts with their open leases: card's, or every
 // one for nil.
-func (a *Admin) players(ctx context.Context, card *engine.Card) ([]PlayerAccount, error) {
+func (a *Admin) players(ctx context.Context, card *engine.Card) ([]engine.FleetAccount, error) {
 	var only *string // NULL: every account
 	if card != nil {
 		s := string(*card)
 		only = &s
 	}
-	var out []PlayerAccount
+	var out []engine.FleetAccount
 	err := pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		byPlayer := map[string]int{}
 		rows, _ := tx.Query(ctx, query("players_list"), only)
@@ -137,26 +91,21 @@ func (a *Admin) players(ctx context.Context, card *engine.Card) ([]PlayerAccount
 				return err
 			}
 			byPlayer[acct.Player] = len(out)
-			out = append(out, PlayerAccount{Account: acct, Listed: r.Account.Listed})
+			out = append(out, engine.FleetAccount{Account: acct, Listed: r.Account.Listed})
 			return nil
 		})
 		if err != nil {
 			return err
 		}
 		rows, _ = tx.Query(ctx, query("player_leases"), only)
-		return forEachRowByName(rows, func(r playerLeaseRow) error {
+		return forEachRowByName(rows, func(r playerLeaseJSON) error {
 			i, ok := byPlayer[r.Player]
 			if !ok {
 				return nil
 			}
-			rooms, err := leaseRooms(r.Rooms)
-			if err != nil {
-				return err
-			}
-			out[i].Leases = append(out[i].Leases, PlayerLease{Kiosk: r.Kiosk, Expires: r.ExpiresAt, Revoked: r.Revoked,
-				Deposited: engine.Cents(r.Deposited), Staked: engine.Cents(r.Staked),
-				Lease: engine.Lease{ID: r.ID, Player: r.Player, Granted: r.GrantedAt, TTL: time.Duration(r.TTLms) * time.Millisecond, Rooms: rooms}})
-			return nil
+			l, err := r.lease()
+			out[i].Leases = append(out[i].Leases, l)
+			return err
 		})
 	})
 	if err != nil {
@@ -166,41 +115,25 @@ func (a *Admin) players(ctx context.Context, card *engine.Card) ([]PlayerAccount
 }
 
 // Players lists the fleet's accounts by card, with their open leases.
-func (a *Admin) Players(ctx context.Context) ([]PlayerAccount, error) { return a.players(ctx, nil) }
+func (a *Admin) Players(ctx context.Context) ([]engine.FleetAccount, error) {
+	return a.players(ctx, nil)
+}
 
-// playerUsageSQL is, per limit in force for player $1 now, what its
-// window counts and what the open leases may still use (migrations/0007).
-const playerUsageSQL = "SELECT limit_key, max_cents, used, outstanding FROM sf_limit_room($1, now(), interval '0')"
+// playerViewSQL is account $1 as sf_player_view writes it (migrations/0009).
+const playerViewSQL = "SELECT sf_player_view($1)"
 
-// Player is card's account, its open leases, and what each of its limits
-// counts now.
-func (a *Admin) Player(ctx context.Context, card engine.Card) (PlayerAccount, error) {
-	list, err := a.players(ctx, &card)
-	if err != nil {
-		return PlayerAccount{}, err
+// Player is card's account, its open leases, what each of its limits
+// counts now, and its funds at each kiosk: what an attendant's look-up
+// at a kiosk shows (Client.PlayerLookup).
+func (a *Admin) Player(ctx context.Context, card engine.Card) (engine.FleetAccount, error) {
+	var v *playerView
+	if err := a.pool.QueryRow(ctx, playerViewSQL, string(card)).Scan(&v); err != nil {
+		return engine.FleetAccount{}, fmt.Errorf("central: player %s: %w", card, err)
 	}
-	if len(list) == 0 {
-		return PlayerAccount{}, fmt.Errorf("%w: %s", engine.ErrUnknownCard, card.Spaced())
+	if v == nil {
+		return engine.FleetAccount{}, fmt.Errorf("%w: %s", engine.ErrUnknownCard, card.Spaced())
 	}
-	p := list[0]
-	rows, _ := a.pool.Query(ctx, playerUsageSQL, string(card))
-	var name string
-	var max, used, outstanding int64
-	_, err = pgx.ForEachRow(rows, []any{&name, &max, &used, &outstanding}, func() error {
-		k, err := engine.ParseLimitKey(name)
-		if err != nil {
-			return errMalformed("limit", err)
-		}
-		p.Usage = append(p.Usage, LimitUsage{Limit: k, Max: engine.Cents(max), Used: engine.Cents(used), Outstanding: engine.Cents(outstanding)})
-		return nil
-	})
-	if err != nil {
-		return p, fmt.Errorf("central: player %s: %w", card, err)
-	}
-	slices.SortFunc(p.Usage, func(x, y LimitUsage) int {
-		return slices.Index(engine.LimitKeys, x.Limit) - slices.Index(engine.LimitKeys, y.Limit)
-	})
-	return p, nil
+	return v.fleetAccount()
 }
 
 // playerSetLimitOwnerSQL changes player $1's limit $2 to $3 cents, by $4

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -48,10 +49,12 @@ const (
 // playerAnswer is what a player function answers: a status, and what
 // goes with it.
 type playerAnswer struct {
-	Status  string       `json:"status"`
-	Left    int          `json:"left"`    // wrong-pin: the tries left
-	Reason  string       `json:"reason"`  // revoked: why (engine.Revoked*)
-	Account *accountJSON `json:"account"` // ok of a login, an opening
+	Status string `json:"status"`
+	Left   int    `json:"left"`   // wrong-pin: the tries left
+	Reason string `json:"reason"` // revoked: why (engine.Revoked*)
+	// playerView: the account of a login, an opening (Account alone), a
+	// look-up (the whole view).
+	playerView
 	Lease   *leaseJSON   `json:"lease"`   // ok of a login, a renewal
 	Change  *pendingJSON `json:"change"`  // ok of a limit: the change as recorded
 	Pending *pendingJSON `json:"pending"` // pending: the change that waits
@@ -256,6 +259,93 @@ func leaseRooms(rs []roomJSON) ([]engine.LeaseRoom, error) {
 		out = append(out, lr)
 	}
 	return out, nil
+}
+
+// playerView is an account as sf_player_view writes it (migrations/0009).
+type playerView struct {
+	Account *accountJSON      `json:"account"`
+	Usage   []usageJSON       `json:"usage"`
+	Leases  []playerLeaseJSON `json:"leases"`
+	Funds   []struct {
+		Kiosk string `json:"kiosk"`
+		Cents int64  `json:"cents"`
+	} `json:"funds"`
+}
+
+// usageJSON is one limit's usage (engine.LimitUsage).
+type usageJSON struct {
+	Limit       string `json:"limit"`
+	Max         int64  `json:"max"`
+	Used        int64  `json:"used"`
+	Outstanding int64  `json:"outstanding"`
+}
+
+// playerLeaseJSON is an open lease as sf_player_leases reads it, in a
+// row or in a view.
+type playerLeaseJSON struct {
+	ID        int64      `db:"id" json:"id"`
+	Player    string     `db:"player" json:"player"`
+	Kiosk     string     `db:"kiosk" json:"kiosk"`
+	GrantedAt time.Time  `db:"granted_at" json:"granted_at"`
+	TTLms     int64      `db:"ttl_ms" json:"ttl_ms"`
+	ExpiresAt time.Time  `db:"expires_at" json:"expires_at"`
+	Rooms     []roomJSON `db:"rooms" json:"rooms"`
+	Revoked   string     `db:"revoked" json:"revoked"`
+	Deposited int64      `db:"deposited" json:"deposited"`
+	Staked    int64      `db:"staked" json:"staked"`
+}
+
+func (r playerLeaseJSON) lease() (engine.PlayerLease, error) {
+	l, err := (&leaseJSON{ID: r.ID, Player: r.Player, GrantedAt: r.GrantedAt, TTLms: r.TTLms, Rooms: r.Rooms}).lease()
+	return engine.PlayerLease{Lease: l, Kiosk: r.Kiosk, Expires: r.ExpiresAt, Revoked: r.Revoked,
+		Deposited: engine.Cents(r.Deposited), Staked: engine.Cents(r.Staked)}, err
+}
+
+// fleetAccount is the engine's account read from the view, its limits'
+// usage in engine.LimitKeys order.
+func (v *playerView) fleetAccount() (engine.FleetAccount, error) {
+	a, err := v.Account.account()
+	f := engine.FleetAccount{Account: a, Listed: v.Account != nil && v.Account.Listed}
+	if err != nil {
+		return f, err
+	}
+	for _, u := range v.Usage {
+		k, err := engine.ParseLimitKey(u.Limit)
+		if err != nil {
+			return f, errMalformed("limit", err)
+		}
+		f.Usage = append(f.Usage, engine.LimitUsage{Limit: k, Max: engine.Cents(u.Max), Used: engine.Cents(u.Used), Outstanding: engine.Cents(u.Outstanding)})
+	}
+	slices.SortFunc(f.Usage, func(x, y engine.LimitUsage) int {
+		return slices.Index(engine.LimitKeys, x.Limit) - slices.Index(engine.LimitKeys, y.Limit)
+	})
+	for _, r := range v.Leases {
+		l, err := r.lease()
+		if err != nil {
+			return f, err
+		}
+		f.Leases = append(f.Leases, l)
+	}
+	for _, m := range v.Funds {
+		f.Funds = append(f.Funds, engine.KioskFunds{Kiosk: m.Kiosk, Balance: engine.Cents(m.Cents)})
+	}
+	return f, nil
+}
+
+// playerLookupSQL is card $1's account for attendant $3, its PIN $2
+// checked (migrations/0009).
+const playerLookupSQL = "SELECT player_lookup($1, $2, $3)"
+
+// PlayerLookup implements engine.PlayerCentral.
+func (c *Client) PlayerLookup(ctx context.Context, card engine.Card, pin, actor string) (engine.FleetAccount, error) {
+	a, err := queryAnswer(ctx, c.pool, playerLookupSQL, string(card), pin, actor)
+	if err != nil {
+		return engine.FleetAccount{}, fmt.Errorf("player look-up: %w", translate(err))
+	}
+	if err := a.refusal(card); err != nil {
+		return engine.FleetAccount{}, err
+	}
+	return a.fleetAccount()
 }
 
 // seqArg is a movement sequence number as the functions take it (bigint).

@@ -3,10 +3,12 @@ package central_test
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/rs/zerolog"
 
 	"starfortune/central"
@@ -95,7 +97,7 @@ func play(card engine.Card, lease int64, stake, prize engine.Cents, at time.Time
 }
 
 // usage is what card's limit k counts now, as the owner reads it.
-func (f *fleet) usage(t *testing.T, card engine.Card, k engine.LimitKey) central.LimitUsage {
+func (f *fleet) usage(t *testing.T, card engine.Card, k engine.LimitKey) engine.LimitUsage {
 	t.Helper()
 	p, err := f.admin.Player(ctx, card)
 	if err != nil {
@@ -107,7 +109,7 @@ func (f *fleet) usage(t *testing.T, card engine.Card, k engine.LimitKey) central
 		}
 	}
 	t.Fatalf("%s has no limit %s in force: %+v", card, k, p.Usage)
-	return central.LimitUsage{}
+	return engine.LimitUsage{}
 }
 
 // The login checks card and PIN and reserves a lease: its stake room is
@@ -754,5 +756,73 @@ func TestPlayerKioskSession(t *testing.T) {
 	}
 	if rep := f.audit(t); len(rep.PlayerFindings) != 0 || rep.Accounts != 1 {
 		t.Fatalf("audit: %q", rep.Findings)
+	}
+}
+
+// An attendant at any kiosk reads an account fleet-wide with the player's
+// card and PIN (migrations/0009): what its limits count over every kiosk,
+// its session at another kiosk, its funds at each, as the owner reads it.
+// A wrong PIN is counted towards the lockout as at a login; a kiosk's role
+// reads nothing of the view without the PIN; an account on a break is
+// shown all the same; the look-up is in the player's log.
+func TestPlayerLookup(t *testing.T) {
+	f := newFleet(t, 0, 0, "k1", "k2")
+	card := f.openPlayer(t, "A1", 20000, 10000, nil).Card
+	_, l1 := f.login(t, "k1", card)
+	now := time.Now()
+	if r := f.movements().push(t, "k1", deposit(card, l1.ID, 5000, now), play(card, l1.ID, 200, 0, now)); r.Applied != 2 {
+		t.Fatalf("push: %+v", r)
+	}
+	k2 := f.kiosks["k2"]
+	var wrong *engine.PlayerPINError
+	if _, err := k2.PlayerLookup(ctx, card, "1357", "Zoé"); !errors.As(err, &wrong) || wrong.Left != 4 {
+		t.Fatalf("look-up with a wrong PIN: %v", err)
+	}
+	if _, err := k2.PlayerLookup(ctx, engine.NewCard(99), pin, "Zoé"); !errors.Is(err, engine.ErrUnknownCard) {
+		t.Fatalf("look-up of an unknown card: %v", err)
+	}
+	got, err := k2.PlayerLookup(ctx, card, pin, "Zoé")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stake := engine.LimitUsage{Limit: stakeWeek, Max: 10000, Used: 200, Outstanding: room(t, l1, engine.LimitStake).Room - 200}
+	if got.Account.Player != string(card) || got.Account.PINFails != 0 || got.Account.PINHash != "" ||
+		len(got.Usage) != 2 || got.Usage[1] != stake ||
+		len(got.Leases) != 1 || got.Leases[0].Kiosk != "k1" || got.Leases[0].Staked != 200 ||
+		len(got.Funds) != 1 || got.Funds[0] != (engine.KioskFunds{Kiosk: "k1", Balance: 4800}) {
+		t.Fatalf("look-up at k2: %+v", got)
+	}
+	shown, err := f.admin.Player(ctx, card)
+	if err != nil || !reflect.DeepEqual(shown, got) {
+		t.Fatalf("the owner's view differs from the look-up's:\n%+v\n%+v (%v)", shown, got, err)
+	}
+	if _, err := f.admin.PlayerBreak(ctx, "desk", card, engine.Break7d); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := k2.PlayerLookup(ctx, card, pin, "Zoé"); err != nil || !got.Account.Break.Active(time.Now()) || got.Leases[0].Revoked != engine.RevokedBreak {
+		t.Fatalf("look-up of an account on a break: %+v %v", got, err)
+	}
+	raw := f.as(t, "k2")
+	for _, sql := range []string{
+		fmt.Sprintf("SELECT sf_player_view('%s')", card),
+		fmt.Sprintf("SELECT * FROM sf_player_leases('%s')", card),
+		fmt.Sprintf("SELECT sf_player_pin(p, '%s', 'k2', now()) FROM players p", pin),
+	} {
+		if _, err := raw.Exec(ctx, sql); sqlState(err) != "42501" {
+			t.Errorf("%s as k2: %v, want insufficient privilege", sql, err)
+		}
+	}
+	if _, err := raw.Exec(ctx, "SELECT player_lookup($1, $2, '')", string(card), pin); err == nil {
+		t.Error("a look-up naming nobody was answered")
+	}
+	owner, err := pgx.Connect(ctx, f.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close(ctx)
+	var looks int
+	if err := owner.QueryRow(ctx, "SELECT count(*) FROM player_log WHERE player = $1 AND kind = 'looked-up' AND actor = 'Zoé' AND kiosk = 'k2'",
+		string(card)).Scan(&looks); err != nil || looks != 2 {
+		t.Fatalf("look-ups in the player's log: %d %v", looks, err)
 	}
 }

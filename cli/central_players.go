@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"starfortune/central"
 	"starfortune/engine"
 )
 
@@ -100,6 +99,14 @@ type centralPlayerJSON struct {
 	BreakUntil string             `json:"break_until,omitempty"`
 	Leases     []centralLeaseJSON `json:"leases"`
 	Usage      []centralUsageJSON `json:"usage,omitempty"` // show only
+	Funds      []centralFundsJSON `json:"funds,omitempty"` // show only
+}
+
+// centralFundsJSON is what the player's wallet holds at one kiosk, from
+// the movements it synced.
+type centralFundsJSON struct {
+	Kiosk        string `json:"kiosk"`
+	BalanceCents int64  `json:"balance_cents"`
 }
 
 // centralLeaseJSON is an open lease of an account.
@@ -124,7 +131,7 @@ type centralUsageJSON struct {
 	OutstandingCents int64  `json:"outstanding_cents"` // what the open leases may still use
 }
 
-func centralPlayerView(p central.PlayerAccount, now time.Time) centralPlayerJSON {
+func centralPlayerView(p engine.FleetAccount, now time.Time) centralPlayerJSON {
 	a := p.Account
 	j := centralPlayerJSON{Card: string(a.Card), Holder: a.Identity.Holder, Born: a.Identity.Born.Format(time.DateOnly), Document: a.Identity.Key(),
 		Opened: a.Opened.Format(time.RFC3339), OpenedBy: a.OpenedBy, Complete: a.Complete, CardLocked: a.PINLocked, Listed: p.Listed,
@@ -149,10 +156,13 @@ func centralPlayerView(p central.PlayerAccount, now time.Time) centralPlayerJSON
 	for _, u := range p.Usage {
 		j.Usage = append(j.Usage, centralUsageJSON{Limit: u.Limit.String(), MaxCents: int64(u.Max), UsedCents: int64(u.Used), OutstandingCents: int64(u.Outstanding)})
 	}
+	for _, f := range p.Funds {
+		j.Funds = append(j.Funds, centralFundsJSON{Kiosk: f.Kiosk, BalanceCents: int64(f.Balance)})
+	}
 	return j
 }
 
-func showCentralPlayer(c *call, p central.PlayerAccount) error {
+func showCentralPlayer(c *call, p engine.FleetAccount) error {
 	now := time.Now()
 	j := centralPlayerView(p, now)
 	if c.json {
@@ -203,6 +213,9 @@ func showCentralPlayer(c *call, p central.PlayerAccount) error {
 		}
 		fmt.Fprintf(tw, "lease %d\tkiosk %s until %s: %s; deposited %s, staked %s%s\n", l.Lease.ID, l.Kiosk, fr.When(l.Expires),
 			strings.Join(rooms, ", "), fr.Money(l.Deposited), fr.Money(l.Staked), revoked)
+	}
+	for _, f := range p.Funds {
+		fmt.Fprintf(tw, "funds	%s at kiosk %s (synced)\n", fr.Money(f.Balance), f.Kiosk)
 	}
 	return tw.Flush()
 }

@@ -151,7 +151,12 @@ func playerCompleteFlags(fs *flag.FlagSet) func(*call) error {
 
 func playerShowFlags(fs *flag.FlagSet) func(*call) error {
 	w := whoFlags(fs)
+	pin := fs.String("pin", "", "at a fleet's kiosk: the card's `PIN`, for scripts (else read from standard input)")
+	attendant := attendantFlag(fs)
 	return func(c *call) error {
+		if c.svc.Fleet != nil && *w.card != "" {
+			return showFleetAccount(c, cardLogin{w.card, pin}, *attendant)
+		}
 		player, err := w.wallet(c)
 		if err != nil {
 			return err
@@ -248,14 +253,7 @@ func showAccount(c *call, a engine.Account) error {
 	} else {
 		fmt.Fprintf(tw, "card\t%s\nholder\t%s, born %s\ndocument\t%s\nopened\t%s\n", a.Card.Spaced(), j.Holder, j.Born, j.Document, fr.When(a.Opened))
 	}
-	fmt.Fprintf(tw, "balance\t%s (set aside %s, held for an attendant %s)\n", fr.Money(bal), fr.Money(a.SetAside), fr.Money(a.HeldTotal()))
-	for _, h := range a.Held {
-		checked := "identity not checked"
-		if h.IdentityChecked {
-			checked = "identity checked"
-		}
-		fmt.Fprintf(tw, "held prize\t%s %s (%s)\n", h.Ticket, fr.Money(h.Prize), checked)
-	}
+	printHoldings(tw, a, bal, "balance")
 	for _, l := range j.Limits {
 		line := fr.Money(engine.Cents(l.Cents))
 		if l.Cents == 0 {
@@ -277,8 +275,81 @@ func showAccount(c *call, a engine.Account) error {
 	if a.PINLocked {
 		fmt.Fprintf(tw, "card\tlocked after wrong PINs: starfortune player unlock-pin\n")
 	}
+	printSession(tw, a)
+	return tw.Flush()
+}
+
+// printHoldings prints what the account holds at this kiosk: its balance
+// (named so), set aside and held, and each prize held.
+func printHoldings(w io.Writer, a engine.Account, bal engine.Cents, name string) {
+	fmt.Fprintf(w, "%s\t%s (set aside %s, held for an attendant %s)\n", name, fr.Money(bal), fr.Money(a.SetAside), fr.Money(a.HeldTotal()))
+	for _, h := range a.Held {
+		checked := "identity not checked"
+		if h.IdentityChecked {
+			checked = "identity checked"
+		}
+		fmt.Fprintf(w, "held prize\t%s %s (%s)\n", h.Ticket, fr.Money(h.Prize), checked)
+	}
+}
+
+// printSession prints the account's session at this kiosk, if one is open.
+func printSession(w io.Writer, a engine.Account) {
 	if a.Session.Open {
-		fmt.Fprintf(tw, "session\tsince %s, staked %s, won %s\n", fr.When(a.Session.Start), fr.Money(a.Session.Staked), fr.Money(a.Session.Won))
+		fmt.Fprintf(w, "session\tsince %s, staked %s, won %s\n", fr.When(a.Session.Start), fr.Money(a.Session.Staked), fr.Money(a.Session.Won))
+	}
+}
+
+// fleetAccountJSON is an account at a fleet's kiosk: as the central holds
+// it, and what this kiosk holds of it (none if the player never logged in
+// here).
+type fleetAccountJSON struct {
+	centralPlayerJSON
+	Here *accountJSON `json:"here,omitempty"`
+}
+
+// showFleetAccount shows, at a fleet's kiosk, card's account as the
+// central holds it, the player's PIN read as play reads it (its look-up
+// recorded at the central under the attendant's name), then what this
+// kiosk holds of it: its funds here, the prizes held here, its session.
+func showFleetAccount(c *call, l cardLogin, attendant string) error {
+	card, pin, err := l.read(c)
+	if err != nil {
+		return err
+	}
+	actor, err := actorOf(c, attendant)
+	if err != nil {
+		return err
+	}
+	f, err := c.svc.FleetAccount(c.ctx, actor, card, pin)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	j := fleetAccountJSON{centralPlayerJSON: centralPlayerView(f, now)}
+	here, err := c.svc.Account(c.ctx, string(card))
+	var bal engine.Cents
+	switch {
+	case err == nil:
+		if bal, err = c.svc.Balance(c.ctx, here.Player); err != nil {
+			return err
+		}
+		v := accountView(here, bal, now)
+		j.Here = &v
+	case !errors.Is(err, engine.ErrNoAccount):
+		return err
+	}
+	if c.json {
+		return json.NewEncoder(c.out).Encode(j)
+	}
+	if err := showCentralPlayer(c, f); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
+	if j.Here == nil {
+		fmt.Fprintf(tw, "this kiosk\tnever logged in here\n")
+	} else {
+		printHoldings(tw, here, bal, "this kiosk")
+		printSession(tw, here)
 	}
 	return tw.Flush()
 }

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -62,6 +63,31 @@ func TestFleetPlayerLimitAcrossKiosks(t *testing.T) {
 	}
 	if staked := stakedAtCentral(t, db, card); staked != 500 {
 		t.Fatalf("the central counts %d cents staked, want 500", staked)
+	}
+	// An attendant at k2 reads the account fleet-wide, the player typing
+	// the PIN: what k1 and k2 staked, and the funds at each as synced.
+	if _, errOut, code := kioskCLI(t, d2, k2, "k2", "player", "show", "--card", card, "--pin", "0000"); code != 1 || !strings.Contains(errOut, "PIN") {
+		t.Fatalf("player show with a wrong PIN: status %d: %s", code, errOut)
+	}
+	var shown struct {
+		Usage []struct {
+			Limit     string `json:"limit"`
+			UsedCents int64  `json:"used_cents"`
+		} `json:"usage"`
+		Funds []struct {
+			Kiosk        string `json:"kiosk"`
+			BalanceCents int64  `json:"balance_cents"`
+		} `json:"funds"`
+		Here *struct {
+			BalanceCents int64 `json:"balance_cents"`
+		} `json:"here"`
+	}
+	if err := json.Unmarshal([]byte(mustKiosk(t, d2, k2, "k2", append([]string{"player", "show", "--json"}, login...)...)), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.Usage) != 2 || shown.Usage[1].Limit != "stake-week" || shown.Usage[1].UsedCents != 500 ||
+		len(shown.Funds) != 2 || shown.Funds[1].Kiosk != "k2" || shown.Here == nil || shown.Here.BalanceCents != shown.Funds[1].BalanceCents {
+		t.Fatalf("player show at k2: %+v", shown)
 	}
 
 	if _, errOut, code := centralCLI(t, db, "players", "exclude", card, "7d"); code != 0 {

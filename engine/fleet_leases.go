@@ -667,3 +667,19 @@ func (pl *Accounts) fleetBreak(ctx context.Context, player string, b Break) (Exc
 	pl.kiosk.loop.poke()
 	return e, err
 }
+
+// FleetAccount is card c's account as the central holds it, for
+// attendant actor at this kiosk of a fleet (ErrNotFleet at a lone
+// kiosk), the player present with their PIN: what every kiosk counts of
+// its limits, its sessions and its funds (PlayerCentral.PlayerLookup).
+// The kiosk's own part of the account (its funds here, prizes held here,
+// its log) is Account's.
+func (pl *Accounts) FleetAccount(ctx context.Context, actor string, c Card, pin string) (FleetAccount, error) {
+	if pl.kiosk == nil {
+		return FleetAccount{}, ErrNotFleet
+	}
+	if pl.central() == nil {
+		return FleetAccount{}, pl.notInFleet()
+	}
+	return pl.central().PlayerLookup(ctx, c, pin, actor)
+}

@@ -35,6 +35,8 @@ type memCentral struct {
 	lastID   int64
 }
 
+var _ engine.PlayerCentral = (*memCentral)(nil)
+
 type memAccount struct {
 	acct engine.Account
 	pin  string
@@ -214,6 +216,30 @@ func (c *memCentral) PlayerLogin(_ context.Context, card engine.Card, pin string
 		return engine.Account{}, engine.Lease{}, &engine.ExcludedError{Break: a.acct.Break}
 	}
 	return a.acct, c.reserve(a.acct), nil
+}
+
+// PlayerLookup reads the account and its open leases (the central's
+// tests check the usage and the funds).
+func (c *memCentral) PlayerLookup(_ context.Context, card engine.Card, pin, _ string) (engine.FleetAccount, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.reach(); err != nil {
+		return engine.FleetAccount{}, err
+	}
+	a, ok := c.accounts[card]
+	switch {
+	case !ok:
+		return engine.FleetAccount{}, engine.ErrUnknownCard
+	case a.pin != pin:
+		return engine.FleetAccount{}, &engine.PlayerPINError{Left: 4}
+	}
+	f := engine.FleetAccount{Account: a.acct}
+	for _, l := range c.leases {
+		if l.Player == a.acct.Player && !l.ended {
+			f.Leases = append(f.Leases, engine.PlayerLease{Lease: l.Lease, Kiosk: l.kiosk, Revoked: l.revoked})
+		}
+	}
+	return f, nil
 }
 
 func (c *memCentral) lease(id int64) (*memLease, *memAccount, error) {

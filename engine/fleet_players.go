@@ -124,4 +124,52 @@ type PlayerCentral interface {
 	// every lease of the player.
 	PlayerSetLimit(ctx context.Context, id int64, k LimitKey, amount Cents) (PendingLimit, error)
 	PlayerTakeBreak(ctx context.Context, id int64, b Break) (Exclusion, error)
+	// PlayerLookup is card c's account as the central holds it, for
+	// attendant actor at the kiosk, the player present: the PIN checked
+	// and a wrong one counted as at a login; no lease reserved, the
+	// account shown whatever its state. Errors: *PlayerPINError,
+	// ErrCardLocked, ErrUnknownCard.
+	PlayerLookup(ctx context.Context, c Card, pin, actor string) (FleetAccount, error)
+}
+
+// FleetAccount is a fleet account as the central holds it: its owner's
+// `central players show`, an attendant's look-up at any kiosk.
+type FleetAccount struct {
+	Account Account       // no PIN hash
+	Listed  bool          // its holder is on the exclusion list
+	Leases  []PlayerLease // its open leases, oldest first
+	// Usage is per limit in force, in LimitKeys order (a list of every
+	// account leaves it out).
+	Usage []LimitUsage
+	// Funds is the balance of the player's wallet at each kiosk, from the
+	// movements the kiosks synced, by kiosk (none at zero).
+	Funds []KioskFunds
+}
+
+// PlayerLease is an open lease of an account: the room a session at one
+// kiosk may use.
+type PlayerLease struct {
+	Lease   Lease
+	Kiosk   string
+	Expires time.Time
+	Revoked string // "" while it stands, else RevokedBreak, RevokedListed or RevokedLimit
+	// Deposited and Staked are what the movements pushed under it used of
+	// its deposit and stake rooms (the loss room is used by the stakes).
+	Deposited, Staked Cents
+}
+
+// LimitUsage is one limit in force of an account now: what its window
+// counts over every kiosk, and what the open leases may still use of its
+// kind. Max − Used − Outstanding is the room a lease would be granted.
+type LimitUsage struct {
+	Limit       LimitKey
+	Max         Cents
+	Used        Cents
+	Outstanding Cents
+}
+
+// KioskFunds is what a player's wallet holds at one kiosk.
+type KioskFunds struct {
+	Kiosk   string
+	Balance Cents
 }
