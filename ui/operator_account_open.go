@@ -190,7 +190,10 @@ func (v *accountsView) issued(a engine.Account) {
 
 // pinTwice is the card's PIN typed by the player on the keypad, twice:
 // checked against the rule the first time, against the first the second.
+// Typed once (newPinOnce), it is the PIN of a card that has one, handed
+// to typed at each validation.
 type pinTwice struct {
+	once    func(pin string) // typed once: what takes it (nil: twice)
 	first   string
 	typed   string
 	again   bool // the second time
@@ -228,9 +231,21 @@ func newPinTwice() *pinTwice {
 	return p
 }
 
+// newPinOnce is the PIN of a card typed once by the player on the
+// keypad: typed gets it at each validation.
+func newPinOnce(typed func(pin string)) *pinTwice {
+	p := newPinTwice()
+	p.once = typed
+	p.content = container.NewVBox(p.prompt, p.shown, p.pad, p.message)
+	p.refresh()
+	return p
+}
+
 // refresh shows the step and the digits typed, masked.
 func (p *pinTwice) refresh() {
 	switch {
+	case p.once != nil:
+		p.prompt.Text = lang.L("The player types the card's PIN")
 	case p.done:
 		p.prompt.Text = lang.L("✓ PIN typed twice")
 	case p.again:
@@ -263,6 +278,14 @@ func (p *pinTwice) say(msg string) {
 // second if it is the same.
 func (p *pinTwice) enter() {
 	switch {
+	case p.once != nil && len(p.typed) < pinMin:
+		p.say(lang.L("A PIN has 4 to 8 digits."))
+		return
+	case p.once != nil:
+		pin := p.typed
+		p.typed = ""
+		p.say("")
+		p.once(pin)
 	case p.done:
 		return
 	case !p.again:

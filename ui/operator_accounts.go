@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"slices"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -44,6 +45,10 @@ type AccountDesk interface {
 	// AccountLog is the account's records, oldest first.
 	AccountLog(ctx context.Context, player string) ([]engine.AccountRecord, error)
 	Register(ctx context.Context) ([]engine.RegisterEntry, error)
+	// FleetAccount reads, at a fleet's kiosk, card c's account as the
+	// central holds it, the player present typing its PIN: *engine.PlayerPINError,
+	// engine.ErrCardLocked, engine.ErrUnknownCard, engine.ErrCentralUnavailable.
+	FleetAccount(ctx context.Context, actor string, c engine.Card, pin string) (engine.FleetAccount, error)
 }
 
 var _ AccountDesk = (*engine.Service)(nil)
@@ -56,6 +61,7 @@ var _ AccountDesk = (*engine.Service)(nil)
 type accountsView struct {
 	p      *OperatorPanel
 	d      AccountDesk
+	fleet  bool // a fleet's kiosk: accounts are the central's, read with the player's PIN
 	card   *widget.Entry
 	status *canvas.Text // the card number's check, as typed
 	list   *widget.Select
@@ -77,6 +83,10 @@ type shownAccount struct {
 	balance engine.Cents
 	log     []engine.AccountRecord
 	ledger  []engine.LedgerEntry
+	// fleet is, at a fleet's kiosk, the account as the central holds it
+	// (its identity, limits and break are acct's too; acct's funds,
+	// prizes held and session are this kiosk's); nil at a lone kiosk.
+	fleet *engine.FleetAccount
 }
 
 // How many of the account's records and movements are shown, newest first.
@@ -86,7 +96,7 @@ const (
 )
 
 func newAccountsView(p *OperatorPanel, d AccountDesk) *accountsView {
-	v := &accountsView{p: p, d: d}
+	v := &accountsView{p: p, d: d, fleet: p.op.InFleet()}
 	v.content = v.build()
 	return v
 }
@@ -99,7 +109,12 @@ func (v *accountsView) build() fyne.CanvasObject {
 	show := widget.NewButtonWithIcon(lang.L("Show"), theme.SearchIcon(), v.lookUp)
 	v.status = statusText()
 	v.list = widget.NewSelect(nil, func(string) {
-		if i := v.list.SelectedIndex(); i >= 0 && (v.shown == nil || v.shown.acct.Player != v.players[i]) {
+		i := v.list.SelectedIndex()
+		switch {
+		case i < 0 || v.shown != nil && v.shown.acct.Player == v.players[i]:
+		case v.fleet:
+			v.askFleetPIN(engine.Card(v.players[i]))
+		default:
 			v.show(v.players[i], true)
 		}
 	})
@@ -109,11 +124,16 @@ func (v *accountsView) build() fyne.CanvasObject {
 	exclusions := widget.NewButtonWithIcon(lang.L("Import the exclusion list"), theme.FolderOpenIcon(), v.askImport)
 	register := widget.NewButtonWithIcon(lang.L("Export the register"), theme.DocumentSaveIcon(), v.exportRegister)
 	hint := widget.NewLabel(lang.L("Type a card number, or choose an account in the list. Former wallets are listed as to be completed."))
+	acts := container.NewHBox(open, exclusions, register)
+	if v.fleet {
+		hint.SetText(lang.L("Type a card number, or choose an account this kiosk has seen: the player types the card's PIN, and the account is read from the central, with its limits counted over every kiosk of the network. Accounts are opened, and limits, breaks and the exclusion list managed, at the central (central players)."))
+		acts = container.NewHBox(register)
+	}
 	hint.Wrapping = fyne.TextWrapWord
 	v.hint = hint
 	v.body = container.NewStack(v.hint)
 	v.top = container.NewVBox(
-		container.NewBorder(nil, nil, heading(lang.L("Player accounts")), container.NewHBox(open, exclusions, register)),
+		container.NewBorder(nil, nil, heading(lang.L("Player accounts")), acts),
 		container.NewBorder(nil, nil, dimLabel(lang.L("Card")), container.NewHBox(show, container.New(minWidth(380), v.list)), v.card),
 		v.status,
 	)
@@ -150,6 +170,10 @@ func (v *accountsView) lookUp() {
 	c, err := engine.ParseCard(v.card.Text)
 	if err != nil {
 		v.say(loginRefusal(err))
+		return
+	}
+	if v.fleet {
+		v.askFleetPIN(c)
 		return
 	}
 	v.p.call(func(ctx context.Context) func() {
@@ -215,11 +239,33 @@ func accountName(a engine.Account) string {
 // looked says an attendant looked it up (the operator log keeps who looked
 // at whose account).
 func (v *accountsView) show(player string, looked bool) {
-	actor := v.p.actor
+	var fleet *engine.FleetAccount // the central's account last read, kept while this kiosk's part is read again
+	if v.shown != nil && v.shown.acct.Player == player {
+		fleet = v.shown.fleet
+	}
 	v.p.call(func(ctx context.Context) func() {
-		var s shownAccount
-		var err error
-		s.acct, err = v.d.Account(ctx, player)
+		s, err := v.read(ctx, player, fleet, looked)
+		return func() {
+			if err != nil {
+				v.p.fail(err)
+				return
+			}
+			v.present(s, looked)
+		}
+	})
+}
+
+// read reads player's account, its log and its movements at this kiosk;
+// at a fleet's kiosk, with fleet, the account as the central holds it
+// (the kiosk may hold none of it: a player never logged in here).
+func (v *accountsView) read(ctx context.Context, player string, fleet *engine.FleetAccount, looked bool) (*shownAccount, error) {
+	s := &shownAccount{fleet: fleet}
+	var err error
+	s.acct, err = v.d.Account(ctx, player)
+	if fleet != nil && errors.Is(err, engine.ErrNoAccount) {
+		s.acct = engine.Account{Player: player}
+		err = nil
+	} else {
 		if err == nil {
 			s.balance, err = v.d.Balance(ctx, player)
 		}
@@ -229,26 +275,35 @@ func (v *accountsView) show(player string, looked bool) {
 		if err == nil {
 			s.ledger, err = v.p.op.LedgerPage(ctx, player, accountLedgerLines)
 		}
-		if err == nil && looked {
-			err = v.p.op.RecordOperator(ctx, actor, "account", "player "+player)
+	}
+	if err == nil && looked {
+		err = v.p.op.RecordOperator(ctx, v.p.actor, "account", "player "+player)
+	}
+	if fleet != nil {
+		// What the central holds, with what only this kiosk holds.
+		a := fleet.Account
+		a.Held, a.SetAside, a.Session, a.Clock = s.acct.Held, s.acct.SetAside, s.acct.Session, s.acct.Clock
+		if a.Clock.IsZero() {
+			a.Clock = time.Now()
 		}
-		return func() {
-			if err != nil {
-				v.p.fail(err)
-				return
-			}
-			v.shown = &s
-			if i := slices.Index(v.players, player); i >= 0 && v.list.SelectedIndex() != i {
-				v.list.SetSelectedIndex(i)
-			}
-			if looked {
-				v.p.say("", false) // what was said of another account
-			}
-			v.card.SetText(s.acct.Card.Spaced()) // "" for a former wallet
-			v.setBody(v.accountPage(&s))
-			v.onPage = player
-		}
-	})
+		s.acct = a
+	}
+	return s, err
+}
+
+// present shows the account read; looked: an attendant looked it up.
+func (v *accountsView) present(s *shownAccount, looked bool) {
+	player := s.acct.Player
+	v.shown = s
+	if i := slices.Index(v.players, player); i >= 0 && v.list.SelectedIndex() != i {
+		v.list.SetSelectedIndex(i)
+	}
+	if looked {
+		v.p.say("", false) // what was said of another account
+	}
+	v.card.SetText(s.acct.Card.Spaced()) // "" for a former wallet
+	v.setBody(v.accountPage(s))
+	v.onPage = player
 }
 
 // setBody shows obj in the tab's body, under the look-up.
@@ -286,10 +341,19 @@ func (v *accountsView) accountPage(s *shownAccount) fyne.CanvasObject {
 		}
 	}
 	left.Add(v.accountFacts(s))
+	if s.fleet != nil {
+		left.Add(v.fleetFacts(s))
+	}
 	right := container.NewVBox()
-	if s.acct.Complete {
+	switch {
+	case s.fleet != nil:
+		right.Add(heading(lang.L("Limits, used at every kiosk of the network")))
+		right.Add(v.fleetLimitGrid(s))
+	case s.acct.Complete:
 		right.Add(heading(lang.L("Limits")))
 		right.Add(v.limitGrid(s))
+	}
+	if s.acct.Complete {
 		var waiting []string
 		for _, k := range engine.LimitKeys {
 			if pl, ok := s.acct.PendingFor(k, s.acct.Clock); ok {
@@ -361,7 +425,11 @@ func (v *accountsView) accountFacts(s *shownAccount) fyne.CanvasObject {
 		rows = append(rows, row(lang.L("Identity document"), a.Identity.DocType+" "+a.Identity.DocNumber, nil)...)
 		rows = append(rows, row(lang.L("Opened"), lang.L("{{.Date}} by {{.Actor}}", map[string]any{"Date": when(a.Opened), "Actor": a.OpenedBy}), nil)...)
 	}
-	rows = append(rows, row(lang.L("Funds"), money(s.balance), nil)...)
+	funds := lang.L("Funds")
+	if s.fleet != nil {
+		funds = lang.L("Funds here")
+	}
+	rows = append(rows, row(funds, money(s.balance), nil)...)
 	rows = append(rows, row(lang.L("Set aside"), money(a.SetAside), nil)...)
 	held := colored(money(a.HeldTotal()), colText)
 	if a.HeldTotal() > 0 {
@@ -425,6 +493,9 @@ func (v *accountsView) accountActions(s *shownAccount) fyne.CanvasObject {
 		complete := widget.NewButtonWithIcon(lang.L("Complete this account"), theme.DocumentCreateIcon(), func() { v.openForm(a.Player) })
 		complete.Importance = widget.HighImportance
 		return container.NewVBox(complete)
+	}
+	if s.fleet != nil { // the central's: central players
+		return container.NewVBox()
 	}
 	brk := widget.NewButtonWithIcon(lang.L("Record a break"), theme.MediaPauseIcon(), func() { v.askBreak(s) })
 	row := container.NewVBox(brk)
@@ -556,7 +627,9 @@ func deskError(err error) string {
 		return limitText(limit)
 	case errors.As(err, &id):
 		return identityRefusal(id)
-	case errors.As(err, &card), errors.Is(err, engine.ErrUnknownCard):
+	case errors.Is(err, engine.ErrCardLocked):
+		return lang.L("Card locked after too many wrong PINs: it is unlocked at the central (central players unlock-pin).")
+	case errors.As(err, &card), errors.Is(err, engine.ErrUnknownCard), errors.Is(err, engine.ErrPlayerPIN):
 		return loginRefusal(err)
 	case errors.As(err, &pending), errors.Is(err, engine.ErrBadLimit), errors.Is(err, engine.ErrLimitRequired):
 		return limitChangeRefusal(err)
