@@ -99,8 +99,8 @@ func (v *accountsView) fleetFacts(s *shownAccount) fyne.CanvasObject {
 }
 
 // fleetLimitGrid is the account's limits over the whole network: each
-// limit in force with what its window counts at every kiosk (the central
-// changes them).
+// limit in force with what its window counts at every kiosk, over its
+// amount (the central changes them).
 func (v *accountsView) fleetLimitGrid(s *shownAccount) fyne.CanvasObject {
 	return limitTable(func(k engine.LimitKey) fyne.CanvasObject {
 		for _, u := range s.fleet.Usage {
@@ -109,8 +109,9 @@ func (v *accountsView) fleetLimitGrid(s *shownAccount) fyne.CanvasObject {
 				if u.Used >= u.Max {
 					c = colRed
 				}
-				return container.NewCenter(&canvas.Text{Text: lang.L("{{.Used}} of {{.Max}}", map[string]any{"Used": money(u.Used), "Max": money(u.Max)}),
-					Color: c, TextSize: 15, TextStyle: fyne.TextStyle{Bold: true}})
+				used := &canvas.Text{Text: money(u.Used), Color: c, TextSize: 15, TextStyle: fyne.TextStyle{Bold: true}, Alignment: fyne.TextAlignCenter}
+				of := &canvas.Text{Text: lang.L("of {{.Max}}", map[string]any{"Max": money(u.Max)}), Color: colDim, TextSize: 13, Alignment: fyne.TextAlignCenter}
+				return container.NewVBox(used, of)
 			}
 		}
 		return container.NewCenter(dimLabel(lang.L("none")))

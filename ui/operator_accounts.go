@@ -347,7 +347,7 @@ func (v *accountsView) accountPage(s *shownAccount) fyne.CanvasObject {
 	right := container.NewVBox()
 	switch {
 	case s.fleet != nil:
-		right.Add(heading(lang.L("Limits, used at every kiosk of the network")))
+		right.Add(heading(lang.L("Limits (whole network)")))
 		right.Add(v.fleetLimitGrid(s))
 	case s.acct.Complete:
 		right.Add(heading(lang.L("Limits")))
