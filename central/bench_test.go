@@ -195,3 +195,76 @@ func BenchmarkCopyBaseline(b *testing.B) {
 		conn.Close(ctx)
 	}
 }
+
+// fleetViewReads is how many times BenchmarkFleetView reads the view on
+// each central.
+const fleetViewReads = 200
+
+// readViews reads the fleet view n times as a kiosk's panel refreshes it,
+// and returns how long each read took.
+func readViews(b *testing.B, c *central.Client, n int) []time.Duration {
+	b.Helper()
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		t := time.Now()
+		if _, err := c.FleetView(ctx); err != nil {
+			b.Fatal(err)
+		}
+		ds[i] = time.Since(t)
+	}
+	return ds
+}
+
+// p99 is the 99th percentile of ds, in ms.
+func p99(ds []time.Duration) float64 {
+	slices.Sort(ds)
+	return float64(ds[len(ds)*99/100].Microseconds()) / 1000
+}
+
+// fleetHistorySQL gives the central of BenchmarkFleetView its history, as
+// the owner, straight into the tables: every pack of its blocks claimed by
+// one of its kiosks and sold out, one sale row per position, the counters
+// set as the pushes and closures would have left them (the triggers and
+// foreign keys set aside while it loads, to load in a minute rather than
+// ten), the blocks closed.
+const fleetHistorySQL = `
+SET session_replication_role = replica;
+UPDATE packs p SET status = 'claimed', kiosk = 'k' || (p.first / p.count % 20), claimed_at = now(), sold = p.count;
+INSERT INTO sales (ticket, block_id, position, pack_serial, kiosk, seq, sold_at, player, stake_cents, prize_cents, unit, revealed)
+SELECT p.block_id || '-' || g, p.block_id, g, p.serial, p.kiosk, p.block_id * 1000000 + g, now(), 'p', 50, 0, '\x000000'::bytea, true
+  FROM packs p CROSS JOIN LATERAL generate_series(p.first, p.first + p.count - 1) AS g;
+UPDATE kiosks k SET sales_count = (SELECT count(*) FROM sales s WHERE s.kiosk = k.id);
+SET session_replication_role = DEFAULT;
+SELECT sf_close_done();
+ANALYZE;
+`
+
+// BenchmarkFleetView reads the fleet view as a kiosk's panel refreshes it
+// (fleet_view), on a central holding no sale (empty-p50-ms, empty-p99-ms:
+// the baseline) and once it holds 5.1 million synced sales (p50-ms,
+// p99-ms): six 0,50 € blocks sold out by 20 kiosks.
+func BenchmarkFleetView(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		_, cs, url := benchFleet(b, 6, 10_000, 20)
+		empty := readViews(b, cs[0], fleetViewReads)
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, fleetHistorySQL); err != nil {
+			b.Fatal(err)
+		}
+		var sales int64
+		if err := conn.QueryRow(ctx, "SELECT sum(sales_count) FROM kiosks").Scan(&sales); err != nil || sales != 6*engine.BlockSize {
+			b.Fatalf("the history holds %d sales (%v)", sales, err)
+		}
+		conn.Close(ctx)
+		b.StartTimer()
+		full := readViews(b, cs[0], fleetViewReads)
+		b.ReportMetric(p50(full), "p50-ms")
+		b.ReportMetric(p99(full), "p99-ms")
+		b.ReportMetric(p50(empty), "empty-p50-ms")
+		b.ReportMetric(p99(empty), "empty-p99-ms")
+	}
+}
