@@ -227,8 +227,8 @@ func leaseGuard(tx *journalTx, g *guard) error {
 
 // fleetLogin logs the holder of card in at a fleet's kiosk: the central
 // checks the PIN and reserves the session's lease, then the kiosk keeps
-// a mirror of the account (what its screens show and its sales check)
-// and opens the session. A lease left from an earlier session of the
+// a mirror of the account (what its screens show and its sales check,
+// found by its card as at a lone kiosk) and opens the session. A lease left from an earlier session of the
 // player is returned.
 func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account, error) {
 	// A lease this kiosk holds for the player would keep its room from
@@ -250,6 +250,9 @@ func (pl *Accounts) fleetLogin(ctx context.Context, c Card, pin string) (Account
 		if !ok {
 			a = Account{Player: acct.Player, Card: acct.Card, Identity: acct.Identity, Opened: now, OpenedBy: ActorCentral, Complete: true, Clock: now}
 			if _, err := log.append(AccountRecord{Time: now, Kind: AccOpened, Player: a.Player, Actor: ActorCentral, Identity: a.Identity, Card: a.Card}); err != nil {
+				return err
+			}
+			if err := tx.PutSetting(cardPrefix+string(a.Card), []byte(a.Player)); err != nil { // ByCard: the attendant's panel and commands
 				return err
 			}
 			if _, ok, err := tx.Wallet(a.Player); err != nil {
