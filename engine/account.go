@@ -307,6 +307,11 @@ type HeldPrize struct {
 	Ticket          Ticket
 	Prize           Cents
 	IdentityChecked bool
+	// Document is the identity document the attendant saw, CheckedBy
+	// who checked it: what the register of a fleet keeps of the check
+	// (FleetMovement.Hand). Empty for a check recorded before they were
+	// kept.
+	Document, CheckedBy string
 }
 
 // Account is a player's account as it stands.

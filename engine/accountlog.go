@@ -296,6 +296,11 @@ func (a *Account) UnmarshalBinary(b []byte) error {
 	return d.done("account")
 }
 
+// heldChecked marks, in a held prize's encoding, an identity check
+// followed by the document seen and who checked it; 1 marks a check
+// recorded before they were kept, 0 none.
+const heldChecked = 2
+
 // encodePlay encodes what every sale and movement changes.
 func (a Account) encodePlay() []byte {
 	e := encoder{b: make([]byte, 0, 96+len(a.usage)*32)}
@@ -310,7 +315,13 @@ func (a Account) encodePlay() []byte {
 	for _, h := range a.Held {
 		e.ticket(h.Ticket)
 		e.i64(int64(h.Prize))
-		e.u8(boolByte(h.IdentityChecked))
+		if h.IdentityChecked {
+			e.u8(heldChecked)
+			e.str(h.Document)
+			e.str(h.CheckedBy)
+		} else {
+			e.u8(0)
+		}
 	}
 	e.time(a.Clock)
 	a.usage.encode(&e)
@@ -328,7 +339,13 @@ func (a *Account) decodePlay(b []byte) error {
 	a.SetAside = Cents(d.i64())
 	a.Held = nil
 	for n := int(d.u8()); n > 0 && d.err == nil; n-- {
-		a.Held = append(a.Held, HeldPrize{Ticket: d.ticket(), Prize: Cents(d.i64()), IdentityChecked: d.u8() == 1})
+		h := HeldPrize{Ticket: d.ticket(), Prize: Cents(d.i64())}
+		checked := d.u8()
+		h.IdentityChecked = checked == 1 || checked == heldChecked
+		if checked == heldChecked {
+			h.Document, h.CheckedBy = d.str(), d.str()
+		}
+		a.Held = append(a.Held, h)
 	}
 	a.Clock = d.time()
 	a.usage = decodeUsage(&d)

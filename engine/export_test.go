@@ -29,3 +29,19 @@ func Customer(s *Service, name string) error {
 	_, err = s.OpenSession(ctx, a.Card, "4821")
 	return err
 }
+
+// EncodePlay and DecodePlay are what the store keeps of an account's
+// play (accountlog.go).
+func EncodePlay(a Account) []byte { return a.encodePlay() }
+
+func DecodePlay(b []byte) (Account, error) {
+	var a Account
+	return a, a.decodePlay(b)
+}
+
+// OutEntry is an entry of a fleet kiosk's outbox (fleet_sync.go).
+type OutEntry = outEntry
+
+func (o outEntry) Encode() []byte { return o.encode() }
+
+var DecodeOutEntry = decodeOutEntry

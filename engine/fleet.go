@@ -118,12 +118,26 @@ type FleetMovement struct {
 	Kind   LedgerKind
 	Debit  Cents
 	Credit Cents
-	Ticket *Ticket // the unit sold, for LedgerSale
+	Ticket *Ticket // the unit sold, for LedgerSale; the prize paid, for a hand pay's LedgerPayout
 	Time   time.Time
 	// Lease is the player's lease the movement was made under (0: none,
 	// a wallet without a fleet account): the central counts it against
 	// that lease's room (fleet_players.go).
 	Lease int64
+	// Hand is, for the payout of a held prize paid by hand, what the
+	// fleet's register keeps of it; nil for any other movement.
+	Hand *HandPay
+}
+
+// HandPay is how a held prize was paid by hand (Accounts.PayHeld): the
+// identity document the attendant saw and who checked it, who paid it
+// (the payout's actor), how, and the transfer's or cheque's reference.
+type HandPay struct {
+	Document  string `json:"document"`
+	CheckedBy string `json:"checked_by"`
+	PaidBy    string `json:"paid_by"`
+	Method    string `json:"method"`
+	Reference string `json:"reference"`
 }
 
 // PushResult is what the central did with a push: new rows applied, rows

@@ -385,7 +385,15 @@ func loggedIn(t *testing.T, mem *memCentral, n uint64) (*engine.Service, engine.
 // fleetKiosk opens a fleet's kiosk on mem, its sync loop every 10 ms.
 func fleetKiosk(t *testing.T, mem *memCentral) *engine.Service {
 	t.Helper()
+	return protectedFleetKiosk(t, mem, engine.Protection{})
+}
+
+// protectedFleetKiosk is fleetKiosk protecting players by p (zero: the
+// default protection).
+func protectedFleetKiosk(t *testing.T, mem *memCentral, p engine.Protection) *engine.Service {
+	t.Helper()
 	cfg := oneBlock
+	cfg.Protection = p
 	cfg.Journal = &memstore.Journal{}
 	cfg.Fleet = &engine.FleetConfig{Central: mem, Kiosk: "k1", OfflineGrace: time.Hour, SyncEvery: 10 * time.Millisecond}
 	s, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop())

@@ -333,11 +333,18 @@ func outboxItem(tx ReadTx, seq uint64, packs []packInHand) (FleetMovement, *Flee
 	// backup writes its ledger entries again under new numbers.
 	m := FleetMovement{Seq: seq, ID: fmt.Sprintf("%d:%s/%d", seq, o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
 		Debit: l.Debit, Credit: l.Credit, Time: l.Time, Lease: o.Lease}
+	t := l.Ticket
+	if o.SaleSeq != 0 || o.Hand != nil {
+		m.Ticket = &t
+	}
+	if o.Hand != nil {
+		h := *o.Hand
+		h.PaidBy = l.Actor
+		m.Hand = &h
+	}
 	if o.SaleSeq == 0 {
 		return m, nil, nil
 	}
-	t := l.Ticket
-	m.Ticket = &t
 	sale, err := readSale(tx, t)
 	if err != nil {
 		return m, nil, err
@@ -399,6 +406,9 @@ type outEntry struct {
 	Ledger  uint64
 	SaleSeq uint64 // 0: not a sale
 	Lease   int64  // the player's lease (0: none; absent from entries written before leases)
+	// Hand is a hand pay's facts but its payer, the ledger entry's actor
+	// (nil: not a hand pay; absent from entries written before them).
+	Hand *HandPay
 }
 
 func (o outEntry) encode() []byte {
@@ -407,8 +417,14 @@ func (o outEntry) encode() []byte {
 	e.str(o.Player)
 	e.u64(o.Ledger)
 	e.u64(o.SaleSeq)
-	if o.Lease != 0 {
+	if o.Lease != 0 || o.Hand != nil {
 		e.i64(o.Lease)
+	}
+	if h := o.Hand; h != nil {
+		e.str(h.Document)
+		e.str(h.CheckedBy)
+		e.str(h.Method)
+		e.str(h.Reference)
 	}
 	return e.b
 }
@@ -419,6 +435,9 @@ func decodeOutEntry(v []byte) (outEntry, error) {
 	o := outEntry{Player: d.str(), Ledger: d.u64(), SaleSeq: d.u64()}
 	if len(d.b) > 0 {
 		o.Lease = d.i64()
+	}
+	if len(d.b) > 0 {
+		o.Hand = &HandPay{Document: d.str(), CheckedBy: d.str(), Method: d.str(), Reference: d.str()}
 	}
 	return o, d.done("outbox entry")
 }
@@ -451,6 +470,9 @@ func (o *outbox) add(t *journalTx, l LedgerEntry) error {
 	}
 	o.st.MovSeq++
 	e := outEntry{Player: l.Player, Ledger: l.Seq, Lease: t.lease}
+	if l.Kind == LedgerPayout {
+		e.Hand = t.hand
+	}
 	if l.Kind == LedgerSale {
 		o.st.SaleSeq++
 		e.SaleSeq = o.st.SaleSeq

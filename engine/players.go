@@ -667,8 +667,9 @@ func (pl *Accounts) CheckIdentity(ctx context.Context, actor, player string, t T
 		if i < 0 {
 			return fmt.Errorf("%w: %s", ErrNotHeld, t)
 		}
-		g.acct.Held[i].IdentityChecked = true
-		_, err := g.log.append(AccountRecord{Time: g.t, Kind: AccIdentityChecked, Player: g.acct.Player, Actor: actor, Ticket: t, Amount: g.acct.Held[i].Prize, Text: document})
+		h := &g.acct.Held[i]
+		h.IdentityChecked, h.Document, h.CheckedBy = true, document, actor
+		_, err := g.log.append(AccountRecord{Time: g.t, Kind: AccIdentityChecked, Player: g.acct.Player, Actor: actor, Ticket: t, Amount: h.Prize, Text: document})
 		return err
 	})
 }
@@ -701,6 +702,7 @@ func (pl *Accounts) PayHeld(ctx context.Context, actor, player string, t Ticket,
 			return fmt.Errorf("%w: balance %s, prize held %s", ErrInsufficientFunds, w.Balance, h.Prize)
 		}
 		l = w.move(LedgerEntry{Time: g.t, Kind: LedgerPayout, Debit: h.Prize, Ticket: t, Actor: actor})
+		tx.hand = &HandPay{Document: h.Document, CheckedBy: h.CheckedBy, Method: method, Reference: reference}
 		if err := tx.PutLedger(l); err != nil {
 			return err
 		}

@@ -50,6 +50,9 @@ type journalTx struct {
 	entry  JournalEntry
 	outbox *outbox // a fleet's kiosk: the movements for the central
 	lease  int64   // a fleet's kiosk: the player's lease the movements are made under
+	// hand is the register's facts of a held prize paid by hand, for
+	// the transaction's payout movement (Accounts.PayHeld).
+	hand *HandPay
 }
 
 func (t *journalTx) PutRecord(r Record) error {
