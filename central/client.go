@@ -171,6 +171,8 @@ type movementRow struct {
 	Ticket      *string `json:"ticket"`
 	At          string  `json:"at"`
 	Lease       int64   `json:"lease,omitempty"` // the player's lease it was made under (migrations/0007)
+	// Hand is a held prize's hand pay, on its payout (migrations/0008).
+	Hand *engine.HandPay `json:"hand,omitempty"`
 }
 
 // PushMovements implements engine.Central.
@@ -178,7 +180,7 @@ func (c *Client) PushMovements(ctx context.Context, ms []engine.FleetMovement) (
 	rows := make([]movementRow, len(ms))
 	for i, m := range ms {
 		rows[i] = movementRow{Seq: m.Seq, ID: m.ID, Player: m.Player, Kind: m.Kind.String(), DebitCents: int64(m.Debit),
-			CreditCents: int64(m.Credit), At: wireTime(m.Time), Lease: m.Lease}
+			CreditCents: int64(m.Credit), At: wireTime(m.Time), Lease: m.Lease, Hand: m.Hand}
 		if m.Ticket != nil {
 			t := m.Ticket.String()
 			rows[i].Ticket = &t

@@ -137,6 +137,14 @@ func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("a kiosk may execute %q, want %q", got, want)
 	}
+	// Each waits 2 s at most for a lock (0005): a function replaced by a
+	// later migration keeps it only if it says so again.
+	rows, _ = conn.Query(ctx, `SELECT p.oid::regprocedure::text FROM pg_proc p
+		WHERE p.pronamespace = 'public'::regnamespace AND has_function_privilege(p.oid, 'EXECUTE')
+		  AND NOT coalesce('lock_timeout=2s' = ANY (p.proconfig), false) ORDER BY 1`)
+	if unbounded, err := pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(unbounded) != 0 {
+		t.Fatalf("kiosk functions without their lock timeout: %q %v", unbounded, err)
+	}
 }
 
 // A kiosk cannot enumerate the sold tickets of a block in play (and add up

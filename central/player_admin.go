@@ -244,8 +244,8 @@ func (a *Admin) ImportExclusions(ctx context.Context, actor string, keys []strin
 }
 
 // RegisterEntry is a line of the fleet's register of large wins: a
-// prize at or above the threshold, with its holder and the kiosk that
-// sold it.
+// prize at or above the threshold, with its holder, the kiosk that sold
+// it, and how it was paid by hand.
 type RegisterEntry struct {
 	Time       time.Time    `json:"time"`
 	Kiosk      string       `json:"kiosk"`
@@ -255,6 +255,16 @@ type RegisterEntry struct {
 	Ticket     string       `json:"ticket"`
 	StakeCents engine.Cents `json:"stake_cents"`
 	PrizeCents engine.Cents `json:"prize_cents"`
+	// HandPay is how the prize was paid by hand, as its kiosk pushed the
+	// payout; nil while the central holds no hand pay of it.
+	HandPay *HandPaid `json:"hand_pay"`
+}
+
+// HandPaid is a prize paid by hand at its kiosk (migrations/0008): when,
+// and the register's facts.
+type HandPaid struct {
+	Time time.Time `json:"time"`
+	engine.HandPay
 }
 
 // Register lists the prizes of least and more the kiosks' synced sales
@@ -263,14 +273,20 @@ type RegisterEntry struct {
 func (a *Admin) Register(ctx context.Context, least engine.Cents) ([]RegisterEntry, error) {
 	rows, _ := a.pool.Query(ctx, query("player_register"), int64(least))
 	out, err := pgx.CollectRows(rows, pgx.RowToStructByName[struct {
-		At       time.Time `db:"at"`
-		Kiosk    string    `db:"kiosk"`
-		Player   string    `db:"player"`
-		Holder   string    `db:"holder"`
-		Document string    `db:"doc_key"`
-		Ticket   string    `db:"ticket"`
-		Stake    int64     `db:"debit_cents"`
-		Prize    int64     `db:"credit_cents"`
+		At        time.Time  `db:"at"`
+		Kiosk     string     `db:"kiosk"`
+		Player    string     `db:"player"`
+		Holder    string     `db:"holder"`
+		Document  string     `db:"doc_key"`
+		Ticket    string     `db:"ticket"`
+		Stake     int64      `db:"debit_cents"`
+		Prize     int64      `db:"credit_cents"`
+		PaidAt    *time.Time `db:"paid_at"`
+		Seen      string     `db:"paid_document"`
+		CheckedBy string     `db:"checked_by"`
+		PaidBy    string     `db:"paid_by"`
+		Method    string     `db:"method"`
+		Reference string     `db:"reference"`
 	}])
 	if err != nil {
 		return nil, fmt.Errorf("central: register: %w", err)
@@ -279,6 +295,10 @@ func (a *Admin) Register(ctx context.Context, least engine.Cents) ([]RegisterEnt
 	for i, r := range out {
 		reg[i] = RegisterEntry{Time: r.At, Kiosk: r.Kiosk, Player: r.Player, Holder: r.Holder, Document: r.Document, Ticket: r.Ticket,
 			StakeCents: engine.Cents(r.Stake), PrizeCents: engine.Cents(r.Prize)}
+		if r.PaidAt != nil {
+			reg[i].HandPay = &HandPaid{Time: *r.PaidAt, HandPay: engine.HandPay{Document: r.Seen, CheckedBy: r.CheckedBy, PaidBy: r.PaidBy,
+				Method: r.Method, Reference: r.Reference}}
+		}
 	}
 	return reg, nil
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"starfortune/central"
 	"starfortune/engine"
 )
 
@@ -366,12 +367,13 @@ func centralRegisterFlags(fs *flag.FlagSet) func(*call) error {
 			return json.NewEncoder(c.out).Encode(reg)
 		case *asCSV:
 			w := csv.NewWriter(c.out)
-			if err := w.Write([]string{"time", "kiosk", "player", "holder", "document", "ticket", "stake_eur", "prize_eur"}); err != nil {
+			if err := w.Write([]string{"time", "kiosk", "player", "holder", "document", "ticket", "stake_eur", "prize_eur",
+				"hand_paid_at", "document_seen", "checked_by", "paid_by", "method", "reference"}); err != nil {
 				return err
 			}
 			for _, e := range reg {
-				if err := w.Write([]string{e.Time.UTC().Format(time.RFC3339), e.Kiosk, e.Player, e.Holder, e.Document, e.Ticket,
-					e.StakeCents.Euros(), e.PrizeCents.Euros()}); err != nil {
+				if err := w.Write(append([]string{e.Time.UTC().Format(time.RFC3339), e.Kiosk, e.Player, e.Holder, e.Document, e.Ticket,
+					e.StakeCents.Euros(), e.PrizeCents.Euros()}, handPaid(e.HandPay, "", func(t time.Time) string { return t.UTC().Format(time.RFC3339) })...)); err != nil {
 					return err
 				}
 			}
@@ -379,10 +381,22 @@ func centralRegisterFlags(fs *flag.FlagSet) func(*call) error {
 			return w.Error()
 		}
 		tw := tabwriter.NewWriter(c.out, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "TIME\tKIOSK\tHOLDER\tCARD\tTICKET\tPRIZE")
+		fmt.Fprintln(tw, "TIME\tKIOSK\tHOLDER\tCARD\tTICKET\tPRIZE\tPAID BY HAND\tDOCUMENT SEEN\tCHECKED BY\tPAID BY\tMETHOD\tREFERENCE")
 		for _, e := range reg {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", fr.When(e.Time), e.Kiosk, e.Holder, engine.Card(e.Player).Spaced(), e.Ticket, fr.Money(e.PrizeCents))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", fr.When(e.Time), e.Kiosk, e.Holder, engine.Card(e.Player).Spaced(), e.Ticket, fr.Money(e.PrizeCents),
+				strings.Join(handPaid(e.HandPay, "-", fr.When), "\t"))
 		}
 		return tw.Flush()
 	}
+}
+
+// handPaid is a register line's hand pay, column by column: when (as
+// when writes it), the document seen, who checked it, who paid, the
+// method and the reference; none, each column, while it was not paid by
+// hand.
+func handPaid(h *central.HandPaid, none string, when func(time.Time) string) []string {
+	if h == nil {
+		return []string{none, none, none, none, none, none}
+	}
+	return []string{when(h.Time), h.Document, h.CheckedBy, h.PaidBy, h.Method, h.Reference}
 }

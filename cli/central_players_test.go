@@ -89,11 +89,16 @@ func TestCentralPlayersCommandLine(t *testing.T) {
 		t.Fatalf("show: %s", out)
 	}
 	var reg []central.RegisterEntry
-	if err := json.Unmarshal([]byte(must("", "register", "--json")), &reg); err != nil || len(reg) != 1 || reg[0].Holder != "Camille Martin" || reg[0].Kiosk != "k1" {
+	if err := json.Unmarshal([]byte(must("", "register", "--json")), &reg); err != nil || len(reg) != 1 || reg[0].Holder != "Camille Martin" || reg[0].Kiosk != "k1" ||
+		reg[0].HandPay != nil {
 		t.Fatalf("register: %+v %v", reg, err)
 	}
-	if out := must("", "register", "--csv", "--min", "2000"); !strings.HasPrefix(out, "time,kiosk,player,holder") || strings.Count(out, "\n") != 1 {
+	if out := must("", "register", "--csv", "--min", "2000"); out != "time,kiosk,player,holder,document,ticket,stake_eur,prize_eur,"+
+		"hand_paid_at,document_seen,checked_by,paid_by,method,reference\n" {
 		t.Fatalf("register over 2 000 €: %q", out)
+	}
+	if out := must("", "register"); !strings.Contains(out, "PAID BY HAND") || !strings.HasSuffix(strings.Join(strings.Fields(out), " "), "1 500,00 € - - - - - -") {
+		t.Fatalf("register, a prize not paid by hand: %q", out)
 	}
 	if _, errOut, code := centralIn(db, "", "players", "limits", p.Card, "deposit-week", "60"); code != 0 || !strings.Contains(errOut, "from now") {
 		t.Fatalf("a decrease: %d %s", code, errOut)

@@ -67,7 +67,7 @@ var commands = []command{
 	{name: "central players exclude", args: "CARD BREAK", min: 2, max: 2, help: "record a break (24h, 7d, 30d, 3m, 6m, 12m, indefinite) at every kiosk; it cannot be shortened", needs: needsCentral, flags: centralPlayerExcludeFlags},
 	{name: "central players unlock-pin", args: "CARD", min: 1, max: 1, help: "unlock a fleet card after wrong PINs (the holder present)", needs: needsCentral, flags: centralPlayerUnlockFlags},
 	{name: "central exclusions import", args: "FILE", min: 1, max: 1, help: "import the exclusion list (CSV: TYPE,NUMBER per line); the holders' sessions end at every kiosk", needs: needsCentral, flags: centralExclusionsImportFlags},
-	{name: "central register", help: "the fleet's register of large wins: the prizes from --min, with holder and kiosk", needs: needsCentral, json: true, flags: centralRegisterFlags},
+	{name: "central register", help: "the fleet's register of large wins: the prizes from --min, with holder and kiosk, and how each prize held was paid by hand", needs: needsCentral, json: true, flags: centralRegisterFlags},
 	{name: "central audit", help: "the fleet audit; exit 1 on any finding", needs: needsCentral, json: true, flags: noFlags(centralAudit)},
 	{name: "central report", args: "[BLOCK]", max: 1, help: "per kiosk and day; --closing: closed blocks' closing reports", needs: needsCentral, json: true, flags: centralReportFlags},
 }
