@@ -4,9 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"starfortune/central"
+	"starfortune/engine"
 )
 
 // centralPlayer opens a fleet account at the central db with the
@@ -96,6 +102,70 @@ func TestFleetPlayerLimitAcrossKiosks(t *testing.T) {
 	for _, k := range []struct{ dir, url, id string }{{d1, k1, "k1"}, {d2, k2, "k2"}} {
 		if _, errOut, code := kioskCLI(t, k.dir, k.url, k.id, append([]string{"play", "--stake", "0,50"}, login...)...); code != 1 || !strings.Contains(errOut, "break") {
 			t.Fatalf("%s during the break: status %d: %s", k.id, code, errOut)
+		}
+	}
+	centralAuditOK(t, db)
+}
+
+// TestFleetHandPayReachesTheRegister: at a fleet's kiosk whose settings
+// hold prizes from 1,00 € for an attendant (and a central whose hand-pay
+// threshold is as low), a player wins a held prize; the attendant records
+// the identity check and the hand pay with the shipped binary on that
+// kiosk, which syncs; the central's register lists the prize paid by
+// hand, with the document seen, the method and the reference.
+func TestFleetHandPayReachesTheRegister(t *testing.T) {
+	t.Parallel()
+	db := fleetCentral(t, 100)
+	k1, d1 := fleetKiosk(t, db, "k1"), t.TempDir()
+	conf := filepath.Join(t.TempDir(), "starfortune.toml")
+	if err := os.WriteFile(conf, []byte("[players]\npayout_threshold = \"1.00\"\nhandpay_threshold = \"1.00\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ownerConn(t, db).Exec(context.Background(), "UPDATE fleet_settings SET handpay_threshold_cents = 100"); err != nil {
+		t.Fatal(err)
+	}
+	card := centralPlayer(t, db, "HAND1", "--deposit-week", "100", "--stake-week", "100")
+	kiosk := func(args ...string) string {
+		return mustKiosk(t, d1, k1, "k1", append([]string{"--config", conf}, args...)...)
+	}
+	login := []string{"--card", card, "--pin", testCardPIN}
+
+	kiosk(append([]string{"wallet", "credit", "--amount", "40"}, login...)...)
+	var held saleJSON
+	for try := 0; held.Ticket == "" && try < 4; try++ { // a play stops at the prize held
+		out, errOut, code := kioskCLI(t, d1, k1, "k1", append([]string{"--config", conf, "play", "--stake", "0,50", "--n", "20", "--json"}, login...)...)
+		if sales := decodeSales(t, out); code != 0 && len(sales) > 0 && sales[len(sales)-1].PrizeCents >= 100 {
+			held = sales[len(sales)-1]
+		} else if code != 0 {
+			t.Fatalf("play: status %d: %s", code, errOut)
+		}
+	}
+	if held.Ticket == "" {
+		t.Fatal("no prize of 1,00 € or more in 80 units")
+	}
+	kiosk("player", "identity", "--card", card, "--ticket", held.Ticket, "--document", "CNI HAND1")
+	kiosk("player", "handpay", "--card", card, "--ticket", held.Ticket, "--method", "virement", "--reference", "VIR-2026-118")
+	kiosk("sync")
+
+	out, errOut, code := centralCLI(t, db, "register", "--json", "--min", "1")
+	var reg []central.RegisterEntry
+	if err := json.Unmarshal([]byte(out), &reg); code != 0 || err != nil {
+		t.Fatalf("central register: %d %v %s", code, err, errOut)
+	}
+	i := slices.IndexFunc(reg, func(e central.RegisterEntry) bool { return e.Ticket == held.Ticket })
+	if i < 0 {
+		t.Fatalf("the held prize %s is not in the register: %+v", held.Ticket, reg)
+	}
+	want := engine.HandPay{Document: "CNI HAND1", CheckedBy: "cli", PaidBy: "cli", Method: "virement", Reference: "VIR-2026-118"}
+	if h := reg[i].HandPay; h == nil || h.HandPay != want || int64(reg[i].PrizeCents) != held.PrizeCents {
+		t.Fatalf("register line of %s: %+v, hand pay %+v", held.Ticket, reg[i], h)
+	}
+	if out, errOut, code := centralCLI(t, db, "register", "--csv", "--min", "1"); code != 0 || !strings.Contains(out, ",CNI HAND1,cli,cli,virement,VIR-2026-118\n") {
+		t.Fatalf("central register --csv: %d %s%s", code, out, errOut)
+	}
+	for _, e := range reg {
+		if e.Ticket != held.Ticket && e.HandPay != nil {
+			t.Fatalf("%s is listed paid by hand: %+v", e.Ticket, e.HandPay)
 		}
 	}
 	centralAuditOK(t, db)
