@@ -116,8 +116,8 @@ func viewsEqual(a, b engine.FleetView) bool {
 	})
 }
 
-// What a kiosk role may execute is exactly its functions: 0002's to
-// 0007's, nothing of the owner's helpers nor of pgcrypto.
+// What a kiosk role may execute is exactly its functions: 0002's and
+// the later migrations', nothing of the owner's helpers nor of pgcrypto.
 func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	f := newFleet(t, 0, 0, "k1")
 	conn, err := pgx.Connect(ctx, f.urls["k1"])
