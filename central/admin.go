@@ -223,15 +223,25 @@ type Kiosk struct {
 	ID        string    `json:"id"`
 	Role      string    `json:"role"`
 	CreatedAt time.Time `json:"created_at"`
-	// URL is the kiosk's connection string: only AddKiosk fills it, once.
-	URL string `json:"url,omitempty"`
+	// URL is the kiosk's connection string and CallKey (hex) the key its
+	// calls through a pooler prove it with (OpenPooled): only AddKiosk
+	// fills them, once.
+	URL     string `json:"url,omitempty"`
+	CallKey string `json:"call_key,omitempty"`
 }
 
 var kioskID = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
-// currentDatabaseSQL names the database, which prefixes its kiosk roles and
-// their group role (migrations/0002).
+// currentDatabaseSQL names the database, which prefixes its kiosk roles,
+// their group role (migrations/0002) and the pooled role (0011).
 const currentDatabaseSQL = "SELECT current_database()"
+
+// database is the name of tx's database.
+func database(ctx context.Context, tx pgx.Tx) (string, error) {
+	var db string
+	err := tx.QueryRow(ctx, currentDatabaseSQL).Scan(&db)
+	return db, err
+}
 
 // kioskRoleLimitsSQL gives kiosk role $1 the settings' connection limit
 // and session timeouts (migrations/0005).
@@ -255,8 +265,8 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 	}
 	k := Kiosk{ID: id}
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		var db string
-		if err := tx.QueryRow(ctx, currentDatabaseSQL).Scan(&db); err != nil {
+		db, err := database(ctx, tx)
+		if err != nil {
 			return err
 		}
 		k.Role = db + "_k_" + id
@@ -280,7 +290,7 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 		if _, err := tx.Exec(ctx, kioskRoleLimitsSQL, k.Role); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, query("kiosk_insert"), id, k.Role).Scan(&k.CreatedAt)
+		return tx.QueryRow(ctx, query("kiosk_insert"), id, k.Role).Scan(&k.CreatedAt, &k.CallKey)
 	})
 	if err != nil {
 		return Kiosk{}, fmt.Errorf("central: kiosk add: %w", err)
@@ -288,6 +298,64 @@ func (a *Admin) AddKiosk(ctx context.Context, id string) (Kiosk, error) {
 	k.URL = a.kioskURL(k.Role, password)
 	return k, nil
 }
+
+// Pooler is the role kiosks behind a pooler log in as (migrations/0011).
+type Pooler struct {
+	Role string `json:"role"`
+	// URL is the role's connection string through the pooler, the same
+	// for every kiosk; UserList the line of the pooler's auth_file
+	// (PgBouncer's userlist.txt: the role and its SCRAM verifier). Shown
+	// once, stored nowhere.
+	URL      string `json:"url"`
+	UserList string `json:"userlist"`
+}
+
+// AddPooler creates the pooled role, or gives it a new password: a LOGIN
+// role (scram-sha-256, a random password) whose only right is the kiosk
+// group's, and which acts as no kiosk until a call proves one (sf_call).
+// pooler is where kiosks reach the pooler ("host=H port=P"; "": the
+// central's own host and port).
+func (a *Admin) AddPooler(ctx context.Context, pooler string) (Pooler, error) {
+	pw := make([]byte, 24)
+	if _, err := rand.Read(pw); err != nil {
+		return Pooler{}, err
+	}
+	password := hex.EncodeToString(pw)
+	verifier, err := scramVerifier(password)
+	if err != nil {
+		return Pooler{}, err
+	}
+	var p Pooler
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		db, err := database(ctx, tx)
+		if err != nil {
+			return err
+		}
+		p.Role = db + "_pool"
+		var stmt string
+		if err := tx.QueryRow(ctx, poolerRoleSQL, p.Role, verifier, db+"_kiosk").Scan(&stmt); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, stmt)
+		return err
+	})
+	if err != nil {
+		return Pooler{}, fmt.Errorf("central: pooler: %w", err)
+	}
+	p.URL = a.kioskURL(p.Role, password)
+	if pooler != "" {
+		cfg := a.pool.Config().ConnConfig
+		p.URL = fmt.Sprintf("%s dbname=%s user=%s password=%s", pooler, cfg.Database, p.Role, password)
+	}
+	p.UserList = fmt.Sprintf("%q %q", p.Role, verifier)
+	return p, nil
+}
+
+// poolerRoleSQL is the statement that creates pooled role $1 with SCRAM
+// verifier $2, member of group $3, or sets its password if it exists.
+const poolerRoleSQL = `SELECT CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)
+	THEN format('ALTER ROLE %I PASSWORD %L', $1::text, $2::text)
+	ELSE format('CREATE ROLE %I LOGIN PASSWORD %L IN ROLE %I', $1::text, $2::text, $3::text) END`
 
 // tlsParams are the settings of the operator's connection string a kiosk's
 // must keep: how it checks the server.

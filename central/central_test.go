@@ -32,11 +32,12 @@ type fleet struct {
 	admin  *central.Admin
 	kiosks map[string]*central.Client
 	urls   map[string]string
+	keys   map[string][]byte // each kiosk's call key (migrations/0011)
 }
 
 func newFleet(t *testing.T, blocks, packSize int, kiosks ...string) *fleet {
 	t.Helper()
-	f := &fleet{url: pgtest.DB(t), kiosks: map[string]*central.Client{}, urls: map[string]string{}}
+	f := &fleet{url: pgtest.DB(t), kiosks: map[string]*central.Client{}, urls: map[string]string{}, keys: map[string][]byte{}}
 	var err error
 	if f.admin, err = central.OpenAdmin(ctx, f.url); err != nil {
 		t.Fatal(err)
@@ -108,7 +109,11 @@ func (f *fleet) addKiosk(t *testing.T, id string) *central.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	f.kiosks[id], f.urls[id] = c, k.URL
+	key, err := hex.DecodeString(k.CallKey)
+	if err != nil || len(key) != central.CallKeySize {
+		t.Fatalf("kiosk %s's call key %q: %v", id, k.CallKey, err)
+	}
+	f.kiosks[id], f.urls[id], f.keys[id] = c, k.URL, key
 	return c
 }
 

@@ -19,6 +19,7 @@ import (
 // only rights. It implements engine.Central.
 type Client struct {
 	pool *pgxpool.Pool
+	db   kioskDB // the calls: pool itself, or each proven (OpenPooled)
 }
 
 var _ engine.Central = (*Client)(nil)
@@ -36,7 +37,7 @@ func Open(ctx context.Context, url string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("central: %w", err)
 	}
-	return &Client{pool: pool}, nil
+	return &Client{pool: pool, db: pool}, nil
 }
 
 // closeWait bounds Close. A connection whose query was cancelled while
@@ -67,7 +68,7 @@ const claimPackSQL = "SELECT * FROM claim_pack($1)"
 // ClaimPack implements engine.Central. The pack is not verified here: the
 // caller verifies it before selling from it.
 func (c *Client) ClaimPack(ctx context.Context, stake engine.Cents) (engine.Pack, error) {
-	rows, _ := c.pool.Query(ctx, claimPackSQL, int(stake))
+	rows, _ := c.db.Query(ctx, claimPackSQL, int(stake))
 	p, err := collectPack(rows)
 	if err != nil {
 		return p, fmt.Errorf("claim a pack: %w", err)
@@ -80,7 +81,7 @@ const fetchPackSQL = "SELECT * FROM fetch_pack($1)"
 
 // FetchPack implements engine.Central.
 func (c *Client) FetchPack(ctx context.Context, serial string) (engine.Pack, error) {
-	rows, _ := c.pool.Query(ctx, fetchPackSQL, serial)
+	rows, _ := c.db.Query(ctx, fetchPackSQL, serial)
 	p, err := collectPack(rows)
 	if err != nil {
 		return p, fmt.Errorf("fetch pack %s: %w", serial, err)
@@ -204,7 +205,7 @@ func (c *Client) push(ctx context.Context, fn, sql string, rows any) (engine.Pus
 		return r, err
 	}
 	var applied, dup, conf, last int64
-	if err := c.pool.QueryRow(ctx, sql, string(b)).Scan(&applied, &dup, &conf, &last); err != nil {
+	if err := c.db.QueryRow(ctx, sql, string(b)).Scan(&applied, &dup, &conf, &last); err != nil {
 		return r, fmt.Errorf("%s: %w", fn, translate(err))
 	}
 	return engine.PushResult{Applied: int(applied), Duplicates: int(dup), Conflicts: int(conf), LastSeq: uint64(last)}, nil
@@ -217,7 +218,7 @@ const releasePackSQL = "SELECT release_pack($1, $2)"
 // ReleasePack implements engine.Central.
 func (c *Client) ReleasePack(ctx context.Context, serial string, from uint32) (string, error) {
 	var s string
-	if err := c.pool.QueryRow(ctx, releasePackSQL, serial, int64(from)).Scan(&s); err != nil {
+	if err := c.db.QueryRow(ctx, releasePackSQL, serial, int64(from)).Scan(&s); err != nil {
 		return "", fmt.Errorf("release pack %s: %w", serial, translate(err))
 	}
 	return s, nil
@@ -229,7 +230,7 @@ const lookupTicketSQL = "SELECT * FROM lookup_ticket($1)"
 
 // LookupTicket implements engine.Central.
 func (c *Client) LookupTicket(ctx context.Context, t engine.Ticket) (engine.FleetSale, error) {
-	rows, _ := c.pool.Query(ctx, lookupTicketSQL, t.String())
+	rows, _ := c.db.Query(ctx, lookupTicketSQL, t.String())
 	s, err := collectSale(rows, t)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("%w: %s is not a sale of the fleet (or not synced yet)", engine.ErrUnknownTicket, t)
@@ -251,7 +252,7 @@ const kioskDataKeySQL = "SELECT kiosk_data_key()"
 // start-up and keeps it in memory only.
 func (c *Client) DataKey(ctx context.Context) ([]byte, error) {
 	var kek []byte
-	if err := c.pool.QueryRow(ctx, kioskDataKeySQL).Scan(&kek); err != nil {
+	if err := c.db.QueryRow(ctx, kioskDataKeySQL).Scan(&kek); err != nil {
 		return nil, fmt.Errorf("data key: %w", translate(err))
 	}
 	return kek, nil
@@ -260,7 +261,7 @@ func (c *Client) DataKey(ctx context.Context) ([]byte, error) {
 // KioskState implements engine.Central.
 func (c *Client) KioskState(ctx context.Context) (engine.KioskState, error) {
 	var raw []byte
-	if err := c.pool.QueryRow(ctx, kioskStateSQL).Scan(&raw); err != nil {
+	if err := c.db.QueryRow(ctx, kioskStateSQL).Scan(&raw); err != nil {
 		return engine.KioskState{}, fmt.Errorf("kiosk state: %w", translate(err))
 	}
 	var j struct {

@@ -23,7 +23,7 @@ func (c *Client) Heartbeat(ctx context.Context, backlog int, head engine.Journal
 		hash = head.Hash[:]
 	}
 	var t *time.Time
-	if err := c.pool.QueryRow(ctx, heartbeatSQL, max(backlog, 0), int64(head.Seq), hash).Scan(&t); err != nil {
+	if err := c.db.QueryRow(ctx, heartbeatSQL, max(backlog, 0), int64(head.Seq), hash).Scan(&t); err != nil {
 		return time.Time{}, fmt.Errorf("heartbeat: %w", translate(err))
 	}
 	if t == nil {
@@ -40,7 +40,7 @@ const journalAnchorSQL = "SELECT seq, hash FROM journal_anchor()"
 func (c *Client) JournalAnchor(ctx context.Context) (engine.JournalHead, error) {
 	var seq int64
 	var hash []byte
-	if err := c.pool.QueryRow(ctx, journalAnchorSQL).Scan(&seq, &hash); err != nil {
+	if err := c.db.QueryRow(ctx, journalAnchorSQL).Scan(&seq, &hash); err != nil {
 		return engine.JournalHead{}, fmt.Errorf("journal anchor: %w", translate(err))
 	}
 	h := engine.JournalHead{Seq: uint64(seq)}
@@ -60,7 +60,7 @@ const (
 // right: the same counts support staff see with `central kiosks`.
 func (c *Client) FleetView(ctx context.Context) (engine.FleetView, error) {
 	var raw []byte
-	if err := c.pool.QueryRow(ctx, kioskFleetViewSQL).Scan(&raw); err != nil {
+	if err := c.db.QueryRow(ctx, kioskFleetViewSQL).Scan(&raw); err != nil {
 		return engine.FleetView{}, fmt.Errorf("fleet view: %w", translate(err))
 	}
 	return decodeFleetView(raw)

@@ -103,7 +103,7 @@ func addKioskV2(t *testing.T, a *Admin, id string) Kiosk {
 		if _, err := tx.Exec(ctx, stmt); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, query("kiosk_insert"), id, k.Role).Scan(&k.CreatedAt)
+		return tx.QueryRow(ctx, "INSERT INTO kiosks (id, role) VALUES ($1, $2) RETURNING created_at", id, k.Role).Scan(&k.CreatedAt)
 	})
 	if err != nil {
 		t.Fatal(err)

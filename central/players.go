@@ -338,7 +338,7 @@ const playerLookupSQL = "SELECT player_lookup($1, $2, $3)"
 
 // PlayerLookup implements engine.PlayerCentral.
 func (c *Client) PlayerLookup(ctx context.Context, card engine.Card, pin, actor string) (engine.FleetAccount, error) {
-	a, err := queryAnswer(ctx, c.pool, playerLookupSQL, string(card), pin, actor)
+	a, err := queryAnswer(ctx, c.db, playerLookupSQL, string(card), pin, actor)
 	if err != nil {
 		return engine.FleetAccount{}, fmt.Errorf("player look-up: %w", translate(err))
 	}
@@ -356,7 +356,7 @@ const playerLoginSQL = "SELECT player_login($1, $2)"
 
 // PlayerLogin implements engine.PlayerCentral.
 func (c *Client) PlayerLogin(ctx context.Context, card engine.Card, pin string) (engine.Account, engine.Lease, error) {
-	a, err := queryAnswer(ctx, c.pool, playerLoginSQL, string(card), pin)
+	a, err := queryAnswer(ctx, c.db, playerLoginSQL, string(card), pin)
 	if err != nil {
 		return engine.Account{}, engine.Lease{}, fmt.Errorf("player login: %w", translate(err))
 	}
@@ -377,7 +377,7 @@ const renewLeaseSQL = "SELECT renew_lease($1, $2)"
 
 // RenewLease implements engine.PlayerCentral.
 func (c *Client) RenewLease(ctx context.Context, id int64, movSeq uint64) (engine.Lease, error) {
-	a, err := queryAnswer(ctx, c.pool, renewLeaseSQL, id, seqArg(movSeq))
+	a, err := queryAnswer(ctx, c.db, renewLeaseSQL, id, seqArg(movSeq))
 	if err != nil {
 		return engine.Lease{}, fmt.Errorf("renew lease %d: %w", id, translate(err))
 	}
@@ -395,7 +395,7 @@ const returnLeaseSQL = "SELECT return_lease($1, $2)"
 // is returned again without an error (an answer lost).
 func (c *Client) ReturnLease(ctx context.Context, id int64, movSeq uint64) error {
 	var a playerAnswer
-	if err := c.pool.QueryRow(ctx, returnLeaseSQL, id, seqArg(movSeq)).Scan(&a.Status); err != nil {
+	if err := c.db.QueryRow(ctx, returnLeaseSQL, id, seqArg(movSeq)).Scan(&a.Status); err != nil {
 		return fmt.Errorf("return lease %d: %w", id, translate(err))
 	}
 	if err := a.refusal(""); err != nil {
@@ -413,7 +413,7 @@ const leaseStatesSQL = "SELECT lease_states($1::bigint[])"
 // lease no longer open is left empty.
 func (c *Client) LeaseStates(ctx context.Context, ids []int64) ([]engine.LeaseState, error) {
 	var raw []byte
-	if err := c.pool.QueryRow(ctx, leaseStatesSQL, ids).Scan(&raw); err != nil {
+	if err := c.db.QueryRow(ctx, leaseStatesSQL, ids).Scan(&raw); err != nil {
 		return nil, fmt.Errorf("lease states: %w", translate(err))
 	}
 	var js []struct {
@@ -445,7 +445,7 @@ const playerSetLimitSQL = "SELECT player_set_limit($1, $2, $3)"
 
 // PlayerSetLimit implements engine.PlayerCentral.
 func (c *Client) PlayerSetLimit(ctx context.Context, id int64, k engine.LimitKey, amount engine.Cents) (engine.PendingLimit, error) {
-	a, err := queryAnswer(ctx, c.pool, playerSetLimitSQL, id, k.String(), int64(amount))
+	a, err := queryAnswer(ctx, c.db, playerSetLimitSQL, id, k.String(), int64(amount))
 	if err != nil {
 		return engine.PendingLimit{}, fmt.Errorf("limit %s: %w", k, translate(err))
 	}
@@ -461,7 +461,7 @@ const playerTakeBreakSQL = "SELECT player_take_break($1, $2)"
 
 // PlayerTakeBreak implements engine.PlayerCentral.
 func (c *Client) PlayerTakeBreak(ctx context.Context, id int64, b engine.Break) (engine.Exclusion, error) {
-	a, err := queryAnswer(ctx, c.pool, playerTakeBreakSQL, id, b.String())
+	a, err := queryAnswer(ctx, c.db, playerTakeBreakSQL, id, b.String())
 	if err != nil {
 		return engine.Exclusion{}, fmt.Errorf("break %s: %w", b, translate(err))
 	}

@@ -95,7 +95,25 @@ func centralKioskAdd(c *call) error {
 		return printJSON(out, k)
 	}
 	fmt.Fprintf(out, "kiosk %s: role %s\nconnection string (shown this once; keep it in the kiosk's settings):\n%s\n", k.ID, k.Role, k.URL)
+	fmt.Fprintf(out, "call key, for a kiosk behind a pooler (shown this once; [central] call_key, with the url of `central pooler`):\n%s\n", k.CallKey)
 	return nil
+}
+
+func centralPoolerFlags(fs *flag.FlagSet) func(*call) error {
+	addr := fs.String("pooler", "", "where kiosks reach the pooler, as `\"host=H port=P\"` (default: the central's own host and port)")
+	return func(c *call) error {
+		p, err := c.admin.AddPooler(c.ctx, *addr)
+		if err != nil {
+			return err
+		}
+		if c.json {
+			return printJSON(c.out, p)
+		}
+		fmt.Fprintf(c.out, "pooled role %s (its only rights: the kiosk functions; it acts as no kiosk until a call proves one)\n", p.Role)
+		fmt.Fprintf(c.out, "connection string of every kiosk behind the pooler (shown this once; [central] url, with each kiosk's call_key):\n%s\n", p.URL)
+		fmt.Fprintf(c.out, "the pooler's auth_file line (PgBouncer's userlist.txt; the SCRAM verifier, not the password):\n%s\n", p.UserList)
+		return nil
+	}
 }
 
 // fleetJSON is `central kiosks --json`: the fleet view for scripts, in

@@ -53,7 +53,8 @@ var commands = []command{
 
 	{name: "central init", help: "create or migrate the central's schema", needs: needsCentral, flags: noFlags(centralInit)},
 	{name: "central emission create", help: "draw an emission's blocks, cut in packs", needs: needsCentral, json: true, flags: centralEmissionFlags},
-	{name: "central kiosk add", args: "ID", min: 1, max: 1, help: "register a kiosk; prints its connection string, once", needs: needsCentral, json: true, flags: noFlags(centralKioskAdd)},
+	{name: "central kiosk add", args: "ID", min: 1, max: 1, help: "register a kiosk; prints its connection string and its call key, once", needs: needsCentral, json: true, flags: noFlags(centralKioskAdd)},
+	{name: "central pooler", help: "the role every kiosk behind a pooler (PgBouncer) logs in as: creates it or gives it a new password; prints its connection string and the pooler's auth_file line, once", needs: needsCentral, json: true, flags: centralPoolerFlags},
 	{name: "central kiosk reanchor", args: "ID", min: 1, max: 1, help: "accept a kiosk's journal as it now is (restored from a backup on purpose)", needs: needsCentral, flags: centralReanchorFlags},
 	{name: "central kiosks", help: "the fleet: each kiosk online or not, its backlog and packs; each stake's progress", needs: needsCentral, json: true, flags: noFlags(centralKiosks)},
 	{name: "central blocks", help: "the central's blocks, their commitments, and the seeds of closed ones", needs: needsCentral, json: true, flags: noFlags(centralBlocks)},

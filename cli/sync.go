@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -23,7 +24,14 @@ func openFleet(ctx context.Context, conf config.Config) (*engine.FleetConfig, fu
 	if conf.CentralURL == "" {
 		return nil, func() {}, nil
 	}
-	c, err := central.Open(ctx, conf.CentralURL)
+	var c *central.Client
+	var err error
+	if conf.CentralCallKey != "" { // through a pooler: each call proves the kiosk
+		key, _ := hex.DecodeString(conf.CentralCallKey) // config checked it
+		c, err = central.OpenPooled(ctx, conf.CentralURL, conf.Kiosk, key)
+	} else {
+		c, err = central.Open(ctx, conf.CentralURL)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

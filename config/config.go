@@ -36,8 +36,13 @@ type Config struct {
 	// directory (/dev/tpmrm0, or a software TPM's socket); "": none.
 	TPM string
 	// [central]: a kiosk of a fleet (docs/fleet.md); no url: a lone kiosk.
-	CentralURL   string        // url: the connection string `central kiosk add` printed
-	OfflineGrace time.Duration // offline_grace: selling without the central for at most this; "0s": never
+	CentralURL string // url: the connection string `central kiosk add` printed
+	// call_key: the kiosk's call key (`central kiosk add` printed it, 64
+	// hex digits), when url is the pooled role's through a pooler
+	// (`central pooler`): each call proves the kiosk with it. "": url is
+	// the kiosk's own role.
+	CentralCallKey string
+	OfflineGrace   time.Duration // offline_grace: selling without the central for at most this; "0s": never
 	// heartbeat_every: how often the kiosk tells the central it lives when
 	// nothing else brings it there (engine.DefaultHeartbeatEvery)
 	HeartbeatEvery time.Duration
@@ -176,7 +181,7 @@ func Load(path, langFlag string, getenv func(string) string) (Config, error) {
 		if cfg, err = parse(path, data, cfg); err != nil {
 			return cfg, err
 		}
-		if HoldsPassword(cfg.CentralURL) {
+		if HoldsPassword(cfg.CentralURL) || cfg.CentralCallKey != "" {
 			if err := CheckPrivate(path); err != nil {
 				return cfg, &Error{File: path, Field: "central.url", Msg: err.Error()}
 			}

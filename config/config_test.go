@@ -116,6 +116,9 @@ cooling_off = "72h"
 					HandpayThreshold: 150_000, IdleLogout: 2 * time.Minute, CoolingOff: 72 * time.Hour, PINTries: 5}}
 		}},
 		{"strict offline mode", "[central]\nurl = \"u\"\noffline_grace = \"0s\"\n", func(c *config.Config) { c.CentralURL, c.OfflineGrace = "u", 0 }},
+		{"behind a pooler", "kiosk_id = \"k7\"\n[central]\nurl = \"u\"\ncall_key = \"" + strings.Repeat("ab", 32) + "\"\n", func(c *config.Config) {
+			c.Kiosk, c.CentralURL, c.CentralCallKey = "k7", "u", strings.Repeat("ab", 32)
+		}},
 		{"limits", "emission = 99\nblocks_per_stake = 9999\nidle_timeout = \"10s\"\n", func(c *config.Config) {
 			c.Emission, c.BlocksPerStake, c.IdleTimeout = 99, 9999, 10*time.Second
 		}},
@@ -163,8 +166,8 @@ func TestLoadBad(t *testing.T) {
 		{"unknown dotted keys", "language = \"fr\"\ndisplay.width = 1280\ndisplay.height = 1024\n", 2, "display.width", "unknown key"},
 		{"unknown table and its subtable", "[display.sub]\nx = 1\n[display]\nw = 1\n", 3, "display", "unknown key"},
 		{"key in a table", "[kiosk]\nlanguage = \"en\"\n", 1, "kiosk", "unknown key"},
-		{"central not a table", "central = \"u\"\n", 1, "central", "must be a table ([central] with url, kiosk, offline_grace, heartbeat_every), got the string \"u\""},
-		{"central array of tables", "[[central]]\nurl = \"u\"\n", 1, "central", "must be a table ([central] with url, kiosk, offline_grace, heartbeat_every), got an array"},
+		{"central not a table", "central = \"u\"\n", 1, "central", "must be a table ([central] with url, call_key, kiosk, offline_grace, heartbeat_every), got the string \"u\""},
+		{"central array of tables", "[[central]]\nurl = \"u\"\n", 1, "central", "must be a table ([central] with url, call_key, kiosk, offline_grace, heartbeat_every), got an array"},
 		{"central without url", "[central]\nkiosk = \"k1\"\n", 1, "central", "url is missing"},
 		{"central empty url", "[central]\nurl = \"\"\n", 1, "central", "url is missing"},
 		{"central url number", "[central]\nurl = 5\n", 2, "central.url", "must be a string, got the integer 5"},
@@ -172,7 +175,10 @@ func TestLoadBad(t *testing.T) {
 		{"central grace too long", "[central]\nurl = \"u\"\noffline_grace = \"169h\"\n", 3, "central.offline_grace", `to "168h"`},
 		{"central bad kiosk", "[central]\nurl = \"u\"\nkiosk = \"k 1\"\n", 3, "central.kiosk", `"k 1" is ` + kioskRule},
 		{"central kiosk number", "[central]\nurl = \"u\"\nkiosk = 1\n", 3, "central.kiosk", "must be a string, got the integer 1"},
-		{"central unknown key", "[central]\nurl = \"u\"\nuser = \"x\"\n", 3, "central.user", "unknown key (the [central] table has url, kiosk, offline_grace, heartbeat_every)"},
+		{"central call key too short", "kiosk_id = \"k7\"\n[central]\nurl = \"u\"\ncall_key = \"abcd\"\n", 4, "central.call_key", "must be the 64 hexadecimal digits"},
+		{"central call key not hex", "kiosk_id = \"k7\"\n[central]\nurl = \"u\"\ncall_key = \"" + strings.Repeat("zz", 32) + "\"\n", 4, "central.call_key", "must be the 64 hexadecimal digits"},
+		{"central call key without kiosk id", "[central]\nurl = \"u\"\ncall_key = \"" + strings.Repeat("ab", 32) + "\"\n", 3, "central.call_key", "names no kiosk"},
+		{"central unknown key", "[central]\nurl = \"u\"\nuser = \"x\"\n", 3, "central.user", "unknown key (the [central] table has url, call_key, kiosk, offline_grace, heartbeat_every)"},
 		{"central unknown subtable", "[central]\nurl = \"u\"\n[central.tls]\nca = \"x\"\n", 3, "central.tls", "unknown key (the [central] table has"},
 		{"kiosk id and [central] kiosk differ", "kiosk_id = \"k1\"\n[central]\nurl = \"u\"\nkiosk = \"k2\"\n", 4, "central.kiosk",
 			`"k2" differs from kiosk_id "k1": [central] kiosk is the former name of kiosk_id; keep kiosk_id alone`},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -45,7 +46,7 @@ var topKeys = func() (names []string) {
 	return names
 }()
 
-var centralKeys = []string{"url", "kiosk", "offline_grace", "heartbeat_every"}
+var centralKeys = []string{"url", "call_key", "kiosk", "offline_grace", "heartbeat_every"}
 
 var playersKeys = []string{"reality_check", "payout_threshold", "handpay_threshold", "idle_logout", "cooling_off"}
 
@@ -263,6 +264,16 @@ func (p *parser) central(t map[string]any, kioskID any) {
 			return fmt.Sprintf(`%q must be a duration from "1s" to "10m", such as "30s"`, s)
 		}
 		c.HeartbeatEvery = d
+		return ""
+	}))
+	p.check("central.call_key", t["call_key"], str(func(s string) string {
+		if k, err := hex.DecodeString(s); err != nil || len(k) != 32 {
+			return "must be the 64 hexadecimal digits `starfortune central kiosk add` printed"
+		}
+		if id, ok := kioskID.(string); !ok || CheckKiosk(id) != nil {
+			return "names no kiosk: a kiosk proving its calls needs its kiosk_id"
+		}
+		c.CentralCallKey = s
 		return ""
 	}))
 	if url, ok := t["url"].(string); t["url"] == nil || ok && url == "" {

@@ -48,7 +48,11 @@ func TestKilledDuringSalesLosesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		sc := bufio.NewScanner(stdout)
-		deadline := time.After(time.Duration(200+rand.IntN(600)) * time.Millisecond)
+		// Killed 0 to 600 ms after its first sale printed, however long
+		// it took to start (drawing the blocks of a new directory, a
+		// loaded machine), or after 60 s if it prints none.
+		deadline := time.After(time.Minute)
+		first := true
 		lines := make(chan string)
 		go func() {
 			for sc.Scan() {
@@ -66,6 +70,9 @@ func TestKilledDuringSalesLosesNothing(t *testing.T) {
 				var s saleJSON
 				if json.Unmarshal([]byte(l), &s) == nil {
 					printed = append(printed, s.Ticket)
+					if first {
+						deadline, first = time.After(time.Duration(rand.IntN(600))*time.Millisecond), false
+					}
 				}
 			case <-deadline:
 				cmd.Process.Signal(syscall.SIGKILL)

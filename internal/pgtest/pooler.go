@@ -1,0 +1,150 @@
+package pgtest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// PgBouncer in front of the test cluster, as a national fleet's kiosks
+// reach their central (docs/fleet.md): Debian's pgbouncer, in transaction
+// mode, on a Unix socket of its own, started per test.
+
+// PoolerBin is Debian's PgBouncer.
+const PoolerBin = "/usr/sbin/pgbouncer"
+
+// PoolerPort names the pooler's socket file.
+const PoolerPort = 6432
+
+// Pooler is a running PgBouncer.
+type Pooler struct {
+	Dir string // its socket directory
+	cmd *exec.Cmd
+}
+
+// NeedPooler starts a PgBouncer in front of the test cluster for the
+// test, which keeps at most poolSize server connections per database and
+// knows the roles userlist gives for its address (its auth_file: "role"
+// "SCRAM verifier" lines); it stops with the test. Without pgbouncer it
+// fails under CI and skips otherwise, as Need does.
+func NeedPooler(t testing.TB, poolSize int, userlist func(addr string) string) *Pooler {
+	t.Helper()
+	c := Need(t)
+	if _, err := os.Stat(PoolerBin); err != nil {
+		msg := "pgbouncer is not installed (" + PoolerBin + "; Debian package pgbouncer, scripts/deps.sh --window)"
+		if os.Getenv("CI") != "" {
+			t.Fatalf("pgtest: %s (CI is set: a missing capability is a failure)", msg)
+		}
+		t.Skipf("pgtest: %s", msg)
+	}
+	p, err := c.StartPooler(poolSize, userlist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// StartPooler starts a PgBouncer in front of c in a new directory.
+func (c *Cluster) StartPooler(poolSize int, userlist func(addr string) string) (*Pooler, error) {
+	dir, err := os.MkdirTemp(baseDir(), "sf-pgb-")
+	if err != nil {
+		return nil, err
+	}
+	p := &Pooler{Dir: dir}
+	ini := fmt.Sprintf(`[databases]
+* = host=%s port=%d
+
+[pgbouncer]
+listen_addr =
+unix_socket_dir = %s
+listen_port = %d
+auth_type = scram-sha-256
+auth_file = %s
+pool_mode = transaction
+default_pool_size = %d
+max_client_conn = 20000
+max_db_connections = %d
+server_reset_query =
+ignore_startup_parameters = extra_float_digits
+logfile = %s
+pidfile = %s
+`, c.Dir, Port, dir, PoolerPort, filepath.Join(dir, "userlist.txt"), poolSize, poolSize,
+		filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
+	for name, body := range map[string]string{"pgbouncer.ini": ini, "userlist.txt": userlist(p.Addr()) + "\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	var prefix []string
+	if os.Geteuid() == 0 { // pgbouncer refuses to run as root
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, err
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		for _, f := range []string{dir, filepath.Join(dir, "pgbouncer.ini"), filepath.Join(dir, "userlist.txt")} {
+			if err := os.Chown(f, uid, gid); err != nil {
+				return nil, err
+			}
+		}
+		prefix = []string{"runuser", "-u", "postgres", "--"}
+	}
+	argv := append(prefix, PoolerBin, filepath.Join(dir, "pgbouncer.ini"))
+	p.cmd = exec.Command(argv[0], argv[1:]...)
+	p.cmd.Dir = "/"
+	if err := p.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("pgbouncer: %w", err)
+	}
+	sock := filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(PoolerPort))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if conn, err := net.Dial("unix", sock); err == nil {
+			conn.Close()
+			return p, nil
+		}
+		if time.Now().After(deadline) {
+			p.Stop()
+			return nil, fmt.Errorf("pgbouncer did not listen on %s within 10 s:\n%s", sock, p.Log())
+		}
+	}
+}
+
+// URL is the connection string of database db as role through the pooler.
+func (p *Pooler) URL(db, role, password string) string {
+	return fmt.Sprintf("host=%s port=%d dbname=%s user=%s password=%s", p.Dir, PoolerPort, db, role, password)
+}
+
+// Addr is the pooler's address, as `central pooler --pooler` takes it.
+func (p *Pooler) Addr() string { return fmt.Sprintf("host=%s port=%d", p.Dir, PoolerPort) }
+
+// Log is the pooler's log.
+func (p *Pooler) Log() string {
+	b, _ := os.ReadFile(filepath.Join(p.Dir, "pgbouncer.log"))
+	return string(b)
+}
+
+// Stop stops the pooler and removes its directory.
+func (p *Pooler) Stop() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		// runuser passes SIGTERM on; pgbouncer exits at once on it.
+		p.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { p.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			p.cmd.Process.Kill()
+			<-done
+		}
+	}
+	os.RemoveAll(p.Dir)
+}
