@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # with the same tags as the game, plus ci for Fyne's test driver.
 TAGS    := no_emoji
 
-.PHONY: fleet-demo fleet-e2e fleet-soak run build deps deps-window test check-third-party verify-deploy unit smoke soak powercut bench package lint clean
+.PHONY: fleet-demo fleet-e2e fleet-soak fleet-scale run build deps deps-window test check-third-party verify-deploy unit smoke soak powercut bench package lint clean
 
 ## run: build the game with Fyne's OpenGL driver and open the window (demo wallet)
 run: build
@@ -81,6 +81,12 @@ fleet-e2e: deps
 ## PostgreSQL server killed; prints the figures (not part of make test)
 fleet-soak: deps
 	STARFORTUNE_FLEET_SOAK=$${K:-20} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetSoak' -v ./e2e/ | grep -E '^(FLEETSOAK|ok|FAIL|---|    )'
+
+## fleet-scale: N simulated kiosks (KIOSKS=N, default 250) speak the kiosk
+## protocol through a PgBouncer the test starts to a private PostgreSQL for
+## DURATION seconds (90), and print BENCH lines (not part of make test)
+fleet-scale: deps-window
+	STARFORTUNE_FLEET_SCALE=$${KIOSKS:-250} STARFORTUNE_FLEET_SCALE_SECONDS=$${DURATION:-90} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetScale$$' -v ./central/ | grep -E '^(BENCH|ok|FAIL|---|    )'
 
 ## soak: the random-kill test at length (100 SIGKILLs), not part of make test
 soak: deps

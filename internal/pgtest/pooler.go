@@ -98,7 +98,8 @@ pidfile = %s
 		}
 		prefix = []string{"runuser", "-u", "postgres", "--"}
 	}
-	argv := append(prefix, PoolerBin, filepath.Join(dir, "pgbouncer.ini"))
+	// A client is a file descriptor: as many as the hard limit allows.
+	argv := append(prefix, "sh", "-c", `ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`, PoolerBin, filepath.Join(dir, "pgbouncer.ini"))
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Dir = "/"
 	if err := p.cmd.Start(); err != nil {
