@@ -84,9 +84,11 @@ fleet-soak: deps
 
 ## fleet-scale: N simulated kiosks (KIOSKS=N, default 250) speak the kiosk
 ## protocol through a PgBouncer the test starts to a private PostgreSQL for
-## DURATION seconds (90), and print BENCH lines (not part of make test)
+## DURATION seconds (90), each selling a unit every SELL_EVERY seconds (30) and
+## pushing every PUSH_EVERY (30), and print BENCH lines (not part of make test)
 fleet-scale: deps-window
-	STARFORTUNE_FLEET_SCALE=$${KIOSKS:-250} STARFORTUNE_FLEET_SCALE_SECONDS=$${DURATION:-90} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetScale$$' -v ./central/ | grep -E '^(BENCH|ok|FAIL|---|    )'
+	STARFORTUNE_FLEET_SCALE=$${KIOSKS:-250} STARFORTUNE_FLEET_SCALE_SECONDS=$${DURATION:-90} \
+	STARFORTUNE_FLEET_SCALE_SELL_EVERY=$${SELL_EVERY:-30} STARFORTUNE_FLEET_SCALE_PUSH_EVERY=$${PUSH_EVERY:-30} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetScale$$' -v ./central/ | grep -E '^(BENCH|ok|FAIL|---|    )'
 
 ## soak: the random-kill test at length (100 SIGKILLs), not part of make test
 soak: deps

@@ -28,10 +28,11 @@ import (
 // part of make test): N simulated kiosks, goroutines speaking the real
 // kiosk protocol through a real PgBouncer in transaction mode to the
 // tests' PostgreSQL, each call proven with the kiosk's own key. Each
-// kiosk claims packs and verifies them, sells in memory at one unit every
-// ~5 s, pushes its sales and their movements every ~5 s when it has some,
-// heartbeats every 30 s and looks up a ticket every ~60 s, every period
-// with ±20 % jitter and the kiosks' starts spread over the first period.
+// kiosk claims packs and verifies them, sells in memory a unit every
+// SELL_EVERY seconds (30), pushes its sales and their movements every
+// PUSH_EVERY seconds (30) when it has some, heartbeats every 30 s and looks
+// up a ticket every ~60 s, every period with ±20 % jitter and the kiosks'
+// starts spread over the first period.
 // It prints BENCH lines (make bench's form), each against a baseline
 // measured by one kiosk alone on the same central before the fleet
 // starts, and ends with the central's audit.
@@ -167,11 +168,12 @@ func (k *simKiosk) flush(ctx context.Context, r *scaleRun) error {
 }
 
 // run is the kiosk's life until ctx ends: its calls, each on its period.
-func (k *simKiosk) run(ctx context.Context, r *scaleRun, lookups []engine.Ticket) {
-	start := time.Now().Add(time.Duration(rand.Int64N(int64(5 * time.Second))))
-	due := map[string]time.Time{"sell": start, "push": start.Add(jitter(5 * time.Second)),
-		"heartbeat": start.Add(time.Duration(rand.Int64N(int64(30 * time.Second)))), "lookup": start.Add(jitter(60 * time.Second))}
-	every := map[string]time.Duration{"sell": 5 * time.Second, "push": 5 * time.Second, "heartbeat": 30 * time.Second, "lookup": 60 * time.Second}
+func (k *simKiosk) run(ctx context.Context, r *scaleRun, lookups []engine.Ticket, sellEvery, pushEvery time.Duration) {
+	every := map[string]time.Duration{"sell": sellEvery, "push": pushEvery, "heartbeat": 30 * time.Second, "lookup": 60 * time.Second}
+	due := map[string]time.Time{}
+	for what, d := range every {
+		due[what] = time.Now().Add(time.Duration(rand.Int64N(int64(d))))
+	}
 	for {
 		what, when := "", time.Time{}
 		for w, d := range due {
@@ -242,6 +244,8 @@ func TestFleetScale(t *testing.T) {
 	}
 	seconds := scaleEnv(t, "STARFORTUNE_FLEET_SCALE_SECONDS", 90)
 	poolSize := scaleEnv(t, "STARFORTUNE_FLEET_SCALE_POOL", 40)
+	sellEvery := time.Duration(scaleEnv(t, "STARFORTUNE_FLEET_SCALE_SELL_EVERY", 30)) * time.Second
+	pushEvery := time.Duration(scaleEnv(t, "STARFORTUNE_FLEET_SCALE_PUSH_EVERY", 30)) * time.Second
 	var ids []string
 	for i := range n {
 		ids = append(ids, fmt.Sprintf("s%d", i))
@@ -290,9 +294,6 @@ func TestFleetScale(t *testing.T) {
 	for _, id := range ids[1:] {
 		kiosks = append(kiosks, &simKiosk{id: id, c: openPooled(t, url, id, keys[id])})
 	}
-	var after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&after)
 
 	owner, err := pgx.Connect(ctx, f.url)
 	if err != nil {
@@ -314,7 +315,7 @@ func TestFleetScale(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, k := range kiosks {
 		wg.Add(1)
-		go func() { defer wg.Done(); k.run(run, &r, lookups) }()
+		go func() { defer wg.Done(); k.run(run, &r, lookups, sellEvery, pushEvery) }()
 	}
 	var maxConns int
 	for run.Err() == nil {
@@ -329,6 +330,9 @@ func TestFleetScale(t *testing.T) {
 	}
 	wg.Wait()
 	elapsed := time.Since(t0).Seconds()
+	var after runtime.MemStats // the kiosks with their connections and what they hold
+	runtime.GC()
+	runtime.ReadMemStats(&after)
 	wal, cpu := float64(walAt()-wal0)/elapsed, (postgresCPU(t, dataDir)-cpu0)/elapsed*100
 	for _, k := range kiosks { // what each kiosk sold last goes too
 		if err := k.flush(ctx, &r); err != nil {
@@ -354,7 +358,7 @@ func TestFleetScale(t *testing.T) {
 	bench("claim_p99", r.claim.quantile(0.99), alone.claim.quantile(0.99), "ms")
 	bench("push_p99", r.push.quantile(0.99), alone.push.quantile(0.99), "ms")
 	bench("lookup_p99", r.lookup.quantile(0.99), alone.heartbeat.quantile(0.99), "ms")
-	bench("sales_ingested_per_s", float64(r.pushed.Load())/elapsed, float64(n)/5, "/s") // baseline: what the kiosks sold
+	bench("sales_ingested_per_s", float64(r.pushed.Load())/elapsed, float64(n)/sellEvery.Seconds(), "/s") // baseline: what the kiosks sold
 	bench("server_connections", float64(maxConns), float64(poolSize), "")
 	bench("central_cpu_pct", cpu, float64(runtime.NumCPU()*100), "%")
 	bench("wal_bytes_per_s", wal, 0, "B/s")
