@@ -84,7 +84,8 @@ func (v *accountsView) fleetFacts(s *shownAccount) fyne.CanvasObject {
 	}
 	var sessions, funds []string
 	for _, l := range f.Leases {
-		line := lang.L("kiosk {{.Kiosk}}, until {{.Date}}", map[string]any{"Kiosk": l.Kiosk, "Date": when(l.Expires)})
+		// A lease lasts minutes: its end, today, in hours and minutes.
+		line := lang.L("kiosk {{.Kiosk}}, until {{.Time}}", map[string]any{"Kiosk": l.Kiosk, "Time": l.Expires.Local().Format("15:04")})
 		if l.Revoked != "" {
 			line = lang.L("kiosk {{.Kiosk}}, ended by the central", map[string]any{"Kiosk": l.Kiosk})
 		}

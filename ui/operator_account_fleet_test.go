@@ -82,7 +82,7 @@ func TestFleetAccountLookedUpWithThePIN(t *testing.T) {
 	p.TypeCardPIN(cardPIN + "=")
 	r.k.Wait()
 	for _, want := range []string{"Carte " + here.Card.Spaced(), "Sur tout le réseau", "sur 5,00 €", "40,00 €", "sur 100,00 €",
-		"Disponibilités ici", "17,00 € au terminal k1", "15,00 € au terminal k2", "terminal k1, jusqu'au"} {
+		"Disponibilités ici", "17,00 € au terminal k1", "15,00 € au terminal k2", "terminal k1, jusqu'à"} {
 		if !shows(r, want) {
 			t.Errorf("the fleet account does not show %q", want)
 		}

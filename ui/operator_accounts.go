@@ -663,7 +663,7 @@ func depositRefusal(e *engine.LimitError) string {
 	case e.Never():
 		return lang.L("{{.Limit}}: a deposit of {{.Amount}} is over the limit of {{.Max}}.", data)
 	case e.Frees.IsZero(): // a fleet's limit
-		return lang.L("{{.Limit}} reached: {{.Used}} used of {{.Max}}, at every kiosk of the network.", data)
+		return lang.L("{{.Limit}} reached: {{.Used}} of {{.Max}} used, or held by a session open at another kiosk, at every kiosk of the network.", data)
 	}
 	data["Date"] = when(e.Frees)
 	return lang.L("{{.Limit}} reached: {{.Used}} deposited of {{.Max}}. A deposit of {{.Amount}} fits from {{.Date}}.", data)

@@ -49,7 +49,7 @@ func limitText(e *engine.LimitError) string {
 	case e.Never():
 		return lang.L("{{.Limit}}: the amount of {{.Amount}} is over the limit of {{.Max}}.", data)
 	case e.Frees.IsZero(): // a fleet's limit: room frees as older stakes leave the window, at any kiosk
-		return lang.L("{{.Limit}} reached: {{.Used}} used of {{.Max}}, at every kiosk of the network.", data)
+		return lang.L("{{.Limit}} reached: {{.Used}} of {{.Max}} used, or held by a session open at another kiosk, at every kiosk of the network.", data)
 	}
 	data["Date"] = when(e.Frees)
 	return lang.L("{{.Limit}} reached: {{.Used}} used of {{.Max}}. A stake of {{.Amount}} fits again from {{.Date}}.", data)
