@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"starfortune/internal/pgtest"
 	"strings"
 	"sync"
 	"syscall"
@@ -161,6 +162,7 @@ func TestFleetAttackStallsNoKiosk(t *testing.T) {
 		t.Error(f)
 	}
 	if t.Failed() {
+		t.Logf("the central's lock waits (log_lock_waits):\n%s", pgtest.Need(t).LockWaits(60))
 		t.FailNow()
 	}
 

@@ -30,6 +30,13 @@ for _ in $(seq 1 120); do
 done
 [ -n "$wid" ] || fail "no window titled 'Star Fortune' after 60 s"
 key() { xdotool key --window "$wid" "$1"; sleep "$2"; }
+# The window maps at once; the game opens once a new directory's blocks are
+# drawn (a few seconds, more on a loaded machine): keys before it are lost.
+for _ in $(seq 1 120); do
+	grep -q '"demo wallet opened"' "$tmp/data/logs/starfortune.log" 2>/dev/null && break
+	sleep 0.5
+done
+grep -q '"demo wallet opened"' "$tmp/data/logs/starfortune.log" 2>/dev/null || fail "the game did not open within 60 s"
 sleep 2
 key Return 2      # JOUER: the unit is sold, three pucks appear
 key 1 5           # first puck falls
