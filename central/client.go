@@ -28,16 +28,27 @@ var _ engine.Central = (*Client)(nil)
 // `central kiosk add` printed). It does not wait for the central to answer:
 // a kiosk starts and sells from its packs while the central is away.
 func Open(ctx context.Context, url string) (*Client, error) {
+	pool, err := kioskPool(ctx, url, pgx.QueryExecModeCacheStatement)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{pool: pool, db: pool}, nil
+}
+
+// kioskPool is a kiosk's pool of connections to url, its statements run
+// in mode.
+func kioskPool(ctx context.Context, url string, mode pgx.QueryExecMode) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("central: %w", err)
 	}
 	cfg.MaxConns = 4
+	cfg.ConnConfig.DefaultQueryExecMode = mode
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("central: %w", err)
 	}
-	return &Client{pool: pool, db: pool}, nil
+	return pool, nil
 }
 
 // closeWait bounds Close. A connection whose query was cancelled while

@@ -59,15 +59,9 @@ func OpenPooled(ctx context.Context, url, kiosk string, key []byte) (*Client, er
 	if !kioskID.MatchString(kiosk) {
 		return nil, fmt.Errorf("%w: %q", ErrBadKioskID, kiosk)
 	}
-	cfg, err := pgxpool.ParseConfig(url)
+	pool, err := kioskPool(ctx, url, pgx.QueryExecModeCacheDescribe)
 	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
-	}
-	cfg.MaxConns = 4
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("central: %w", err)
+		return nil, err
 	}
 	return &Client{pool: pool, db: &provenCalls{pool: pool, kiosk: kiosk, key: key}}, nil
 }

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,20 +65,18 @@ func (l *latencies) add(d time.Duration) {
 	l.mu.Unlock()
 }
 
-// quantile is the q quantile in ms (0 when none).
-func (l *latencies) quantile(q float64) float64 {
+// of is quantile (p50, p99) of the durations, in ms (0 when none).
+func (l *latencies) of(quantile func([]time.Duration) float64) float64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.ds) == 0 {
 		return 0
 	}
-	slices.Sort(l.ds)
-	return float64(l.ds[min(len(l.ds)-1, int(q*float64(len(l.ds))))].Microseconds()) / 1000
+	return quantile(l.ds)
 }
 
 // simKiosk is one simulated kiosk.
 type simKiosk struct {
-	id     string
 	c      *central.Client
 	pack   engine.Pack
 	next   uint32 // the next unsold position of pack (relative)
@@ -211,32 +207,6 @@ func (k *simKiosk) run(ctx context.Context, r *scaleRun, lookups []engine.Ticket
 	}
 }
 
-// postgresCPU is the CPU time the cluster's processes have used, in
-// seconds (the postmaster and its children, from /proc).
-func postgresCPU(t *testing.T, dataDir string) float64 {
-	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
-	var ticks float64
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) < 13 || (e.Name() != strconv.Itoa(pid) && f[1] != strconv.Itoa(pid)) {
-			continue
-		}
-		u, _ := strconv.ParseFloat(f[11], 64)
-		s, _ := strconv.ParseFloat(f[12], 64)
-		ticks += u + s
-	}
-	return ticks / 100 // USER_HZ
-}
-
 func TestFleetScale(t *testing.T) {
 	n := scaleEnv(t, "STARFORTUNE_FLEET_SCALE", 0)
 	if os.Getenv("STARFORTUNE_FLEET_SCALE") == "" {
@@ -268,7 +238,7 @@ func TestFleetScale(t *testing.T) {
 
 	// The baselines: one kiosk alone through the pooler.
 	var alone scaleRun
-	solo := &simKiosk{id: ids[0], c: openPooled(t, url, ids[0], keys[ids[0]])}
+	solo := &simKiosk{c: openPooled(t, url, ids[0], keys[ids[0]])}
 	for range 50 {
 		t0 := time.Now()
 		if _, err := solo.c.Heartbeat(ctx, 0, engine.JournalHead{}); err != nil {
@@ -292,7 +262,7 @@ func TestFleetScale(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	kiosks := []*simKiosk{solo}
 	for _, id := range ids[1:] {
-		kiosks = append(kiosks, &simKiosk{id: id, c: openPooled(t, url, id, keys[id])})
+		kiosks = append(kiosks, &simKiosk{c: openPooled(t, url, id, keys[id])})
 	}
 
 	owner, err := pgx.Connect(ctx, f.url)
@@ -306,8 +276,15 @@ func TestFleetScale(t *testing.T) {
 		}
 		return lsn
 	}
-	dataDir := pgtest.Need(t).DataDir
-	wal0, cpu0, t0 := walAt(), postgresCPU(t, dataDir), time.Now()
+	cluster := pgtest.Need(t)
+	cpuAt := func() time.Duration {
+		d, err := cluster.CPUTime()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	wal0, cpu0, t0 := walAt(), cpuAt(), time.Now()
 	var r scaleRun
 	run, stop := context.WithTimeout(ctx, time.Duration(seconds)*time.Second)
 	defer stop()
@@ -333,7 +310,7 @@ func TestFleetScale(t *testing.T) {
 	var after runtime.MemStats // the kiosks with their connections and what they hold
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	wal, cpu := float64(walAt()-wal0)/elapsed, (postgresCPU(t, dataDir)-cpu0)/elapsed*100
+	wal, cpu := float64(walAt()-wal0)/elapsed, (cpuAt()-cpu0).Seconds()/elapsed*100
 	for _, k := range kiosks { // what each kiosk sold last goes too
 		if err := k.flush(ctx, &r); err != nil {
 			r.fail(err)
@@ -353,11 +330,11 @@ func TestFleetScale(t *testing.T) {
 		}
 		fmt.Printf("BENCH fleet_scale_%d_%s value=%.3f%s baseline=%.3f%s ratio=%.2f\n", n, name, v, unit, base, unit, ratio)
 	}
-	bench("heartbeat_p50", r.heartbeat.quantile(0.5), alone.heartbeat.quantile(0.5), "ms")
-	bench("heartbeat_p99", r.heartbeat.quantile(0.99), alone.heartbeat.quantile(0.99), "ms")
-	bench("claim_p99", r.claim.quantile(0.99), alone.claim.quantile(0.99), "ms")
-	bench("push_p99", r.push.quantile(0.99), alone.push.quantile(0.99), "ms")
-	bench("lookup_p99", r.lookup.quantile(0.99), alone.heartbeat.quantile(0.99), "ms")
+	bench("heartbeat_p50", r.heartbeat.of(p50), alone.heartbeat.of(p50), "ms")
+	bench("heartbeat_p99", r.heartbeat.of(p99), alone.heartbeat.of(p99), "ms")
+	bench("claim_p99", r.claim.of(p99), alone.claim.of(p99), "ms")
+	bench("push_p99", r.push.of(p99), alone.push.of(p99), "ms")
+	bench("lookup_p99", r.lookup.of(p99), alone.heartbeat.of(p99), "ms")
 	bench("sales_ingested_per_s", float64(r.pushed.Load())/elapsed, float64(n)/sellEvery.Seconds(), "/s") // baseline: what the kiosks sold
 	bench("server_connections", float64(maxConns), float64(poolSize), "")
 	bench("central_cpu_pct", cpu, float64(runtime.NumCPU()*100), "%")

@@ -165,9 +165,7 @@ func reapOrphans(base string) {
 			continue // not ours, or its owner still runs
 		}
 		c := &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}
-		if os.Geteuid() == 0 {
-			c.asUser = []string{"runuser", "-u", "postgres", "--"}
-		}
+		c.asUser, _ = asPostgres() // no postgres user: Stop fails, as it would
 		c.Stop()
 	}
 }
@@ -233,6 +231,39 @@ func (c *Cluster) Crash() error {
 	return fmt.Errorf("crash: the server's processes outlived SIGKILL")
 }
 
+// CPUTime is the CPU time (user and system) the server's processes have
+// used: the postmaster and its children, as /proc counts them.
+func (c *Cluster) CPUTime() (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join(c.DataDir, "postmaster.pid"))
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.SplitN(string(b), "\n", 2)[0])
+	if err != nil {
+		return 0, fmt.Errorf("postmaster.pid: %w", err)
+	}
+	var ticks int64
+	for _, p := range append(children(pid), pid) {
+		if f := procStat(p); len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			s, _ := strconv.ParseInt(f[12], 10, 64)
+			ticks += u + s
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100, nil // USER_HZ
+}
+
+// procStat is the fields of /proc/pid/stat after the command's name
+// (state, ppid, …), nil if it cannot be read.
+func procStat(pid int) []string {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil
+	}
+	// pid (comm) state ppid …: comm may hold spaces, so read after the last ')'.
+	return strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+}
+
 // children lists the processes whose parent is pid.
 func children(pid int) []int {
 	var out []int
@@ -242,13 +273,7 @@ func children(pid int) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid …: comm may hold spaces, so read after the last ')'.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+		if f := procStat(p); len(f) > 1 && f[1] == strconv.Itoa(pid) {
 			out = append(out, p)
 		}
 	}

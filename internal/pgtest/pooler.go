@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -83,20 +82,9 @@ pidfile = %s
 			return nil, err
 		}
 	}
-	var prefix []string
-	if os.Geteuid() == 0 { // pgbouncer refuses to run as root
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, err
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		for _, f := range []string{dir, filepath.Join(dir, "pgbouncer.ini"), filepath.Join(dir, "userlist.txt")} {
-			if err := os.Chown(f, uid, gid); err != nil {
-				return nil, err
-			}
-		}
-		prefix = []string{"runuser", "-u", "postgres", "--"}
+	prefix, err := asPostgres(dir, filepath.Join(dir, "pgbouncer.ini"), filepath.Join(dir, "userlist.txt"))
+	if err != nil {
+		return nil, err
 	}
 	// A client is a file descriptor: as many as the hard limit allows.
 	argv := append(prefix, "sh", "-c", `ulimit -n "$(ulimit -Hn)"; exec "$0" "$@"`, PoolerBin, filepath.Join(dir, "pgbouncer.ini"))

@@ -119,6 +119,27 @@ func (c *Cluster) StartStandby(name string) (*Cluster, error) {
 
 // newClusterDir makes the directory of a cluster that is not initialised
 // yet: owned by the server's user, with the owner's pid for reapOrphans.
+// asPostgres is, under root, the command prefix that runs a binary as the
+// postgres user (PostgreSQL and PgBouncer refuse to run as root), the
+// paths given to that user; nil otherwise.
+func asPostgres(paths ...string) ([]string, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, err
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	for _, p := range paths {
+		if err := os.Chown(p, uid, gid); err != nil {
+			return nil, err
+		}
+	}
+	return []string{"runuser", "-u", "postgres", "--"}, nil
+}
+
 func newClusterDir() (*Cluster, error) {
 	dir, err := os.MkdirTemp(baseDir(), "sf-pg-")
 	if err != nil {
@@ -130,17 +151,8 @@ func newClusterDir() (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{Dir: dir, DataDir: filepath.Join(dir, "data")}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, err
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
-			return nil, err
-		}
-		c.asUser = []string{"runuser", "-u", "postgres", "--"}
+	if c.asUser, err = asPostgres(dir); err != nil {
+		return nil, err
 	}
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, err
