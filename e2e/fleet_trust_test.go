@@ -162,7 +162,7 @@ func TestFleetAttackStallsNoKiosk(t *testing.T) {
 		t.Error(f)
 	}
 	if t.Failed() {
-		t.Logf("the central's lock waits (log_lock_waits):\n%s", pgtest.Need(t).LockWaits(60))
+		t.Logf("the central's lock waits (log_lock_waits):\n%s", pgtest.Need(t).LockWaits(200, dbName(t, db), a.role(t)))
 		t.FailNow()
 	}
 
@@ -379,6 +379,20 @@ func startAttack(t *testing.T, url string, on bool) *attack {
 	a.run(func() { a.pushOversize(string(bytes), string(rows)) })
 	a.run(a.openConnections)
 	return a
+}
+
+// role is the attacker's login role (the kiosk it has the credentials of).
+func (a *attack) role(t *testing.T) string { return connConfig(t, a.url).User }
+
+// dbName is the database of connection string url.
+func dbName(t *testing.T, url string) string { return connConfig(t, url).Database }
+
+func connConfig(t *testing.T, url string) *pgx.ConnConfig {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
 
 func (a *attack) run(f func()) {

@@ -176,7 +176,7 @@ func (c *Cluster) Start() error {
 	// cut, which these tests do not make. synchronous_commit stays on: with
 	// it off, a server killed (Crash) loses commits it had acknowledged, as
 	// TestServerKilledDuringClaimsAndPushes showed.
-	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses='' -c fsync=off -c full_page_writes=off -c max_connections=200 -c log_lock_waits=on", c.Dir, Port)
+	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses='' -c fsync=off -c full_page_writes=off -c max_connections=200 -c log_lock_waits=on -c log_line_prefix='%%m [%%p] %%d %%u '", c.Dir, Port)
 	if out, err := c.run("pg_ctl", "-D", c.DataDir, "-l", filepath.Join(c.Dir, "server.log"), "-w", "-t", "60", "-o", opts, "start"); err != nil {
 		return fmt.Errorf("pg_ctl start: %v\n%s", err, out)
 	}
@@ -311,14 +311,22 @@ func (c *Cluster) URL(db, role, password string) string {
 // LockWaits is the server's log of the lock waits longer than
 // deadlock_timeout (1 s; log_lock_waits is on), each with its statement
 // and what holds the lock, at most n lines: what a test whose calls hit a
-// lock timeout waited for.
-func (c *Cluster) LockWaits(n int) string {
+// lock timeout waited for: those in database db, but of the roles in
+// except.
+func (c *Cluster) LockWaits(n int, db string, except ...string) string {
 	var out []string
 	lines := strings.Split(c.Log(), "\n")
+next:
 	for i, l := range lines {
-		if strings.Contains(l, "still waiting for") || strings.Contains(l, "acquired") {
-			out = append(out, lines[i:min(i+4, len(lines))]...)
+		if !strings.Contains(l, "] "+db+" ") || !strings.Contains(l, "still waiting for") && !strings.Contains(l, "acquired") {
+			continue
 		}
+		for _, role := range except {
+			if strings.Contains(l, "] "+db+" "+role+" ") {
+				continue next
+			}
+		}
+		out = append(out, lines[i:min(i+4, len(lines))]...)
 	}
 	return strings.Join(out[:min(n, len(out))], "\n")
 }
