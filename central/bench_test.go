@@ -268,3 +268,59 @@ func BenchmarkFleetView(b *testing.B) {
 		b.ReportMetric(p99(empty), "empty-p99-ms")
 	}
 }
+
+// pooledRoundSales is how many sales a kiosk pushes in each round of
+// BenchmarkPooledCall.
+const pooledRoundSales = 10
+
+// BenchmarkPooledCall times a kiosk's frequent calls through PgBouncer in
+// transaction mode, each proven (OpenPooled): a round is a push of 10
+// sales, the push of their movements and a heartbeat, three calls of
+// the scale harness's kiosk (simKiosk), each one round trip once its
+// statements are described. One kiosk's client runs its statements in
+// pgx's exec mode (exec-p50-ms, exec-p99-ms), another's, alternating with
+// it, in cache_describe mode, OpenPooled's (describe-p50-ms,
+// describe-p99-ms). A round's first calls on a new connection are in it:
+// cache_describe describes their statements then, in a round trip of its
+// own.
+func BenchmarkPooledCall(b *testing.B) {
+	f, url, _ := pooled(b, 4, "k0", "k1")
+	f.set(b, "claims_per_minute = 1000000") // a claim is no call measured
+	modes := []struct {
+		mode pgx.QueryExecMode
+		k    simKiosk
+		ds   []time.Duration
+	}{{mode: pgx.QueryExecModeExec}, {mode: pgx.QueryExecModeCacheDescribe}}
+	for i := range modes {
+		id := fmt.Sprintf("k%d", i)
+		c, err := central.OpenPooledMode(ctx, url, id, f.keys[id], modes[i].mode)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(c.Close)
+		modes[i].k.c = c
+	}
+	var r scaleRun // the sales' claims
+	for i := 0; b.Loop(); i++ {
+		for j := range modes {
+			m := &modes[j^(i&1)] // alternate which mode goes first
+			for range pooledRoundSales {
+				if err := m.k.sell(ctx, &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			t := time.Now()
+			if err := m.k.flush(ctx, &r); err != nil {
+				b.Fatalf("%s: %v", m.mode, err)
+			}
+			if _, err := m.k.c.Heartbeat(ctx, 0, engine.JournalHead{}); err != nil {
+				b.Fatalf("%s: %v", m.mode, err)
+			}
+			m.ds = append(m.ds, time.Since(t))
+		}
+	}
+	b.ReportMetric(p50(modes[0].ds), "exec-p50-ms")
+	b.ReportMetric(p99(modes[0].ds), "exec-p99-ms")
+	b.ReportMetric(p50(modes[1].ds), "describe-p50-ms")
+	b.ReportMetric(p99(modes[1].ds), "describe-p99-ms")
+}

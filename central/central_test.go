@@ -35,7 +35,7 @@ type fleet struct {
 	keys   map[string][]byte // each kiosk's call key (migrations/0011)
 }
 
-func newFleet(t *testing.T, blocks, packSize int, kiosks ...string) *fleet {
+func newFleet(t testing.TB, blocks, packSize int, kiosks ...string) *fleet {
 	t.Helper()
 	f := &fleet{url: pgtest.DB(t), kiosks: map[string]*central.Client{}, urls: map[string]string{}, keys: map[string][]byte{}}
 	var err error
@@ -63,7 +63,7 @@ func newFleet(t *testing.T, blocks, packSize int, kiosks ...string) *fleet {
 // set changes the central's limits (fleet_settings, migrations/0005) for
 // a test that needs more than a kiosk is allowed, e.g.
 // "claim_packs_ahead = 100".
-func (f *fleet) set(t *testing.T, settings string) {
+func (f *fleet) set(t testing.TB, settings string) {
 	t.Helper()
 	f.exec(t, "UPDATE fleet_settings SET "+settings)
 }
@@ -98,7 +98,7 @@ func memoDraw(ref engine.BlockRef, seed engine.Seed) (*engine.Block, [][]engine.
 	return d.b, d.levels, nil
 }
 
-func (f *fleet) addKiosk(t *testing.T, id string) *central.Client {
+func (f *fleet) addKiosk(t testing.TB, id string) *central.Client {
 	t.Helper()
 	k, err := f.admin.AddKiosk(ctx, id)
 	if err != nil {
@@ -177,7 +177,7 @@ func (f *fleet) audit(t *testing.T) central.AuditReport {
 	return rep
 }
 
-func (f *fleet) exec(t *testing.T, sql string, args ...any) {
+func (f *fleet) exec(t testing.TB, sql string, args ...any) {
 	t.Helper()
 	conn, err := pgx.Connect(ctx, f.url)
 	if err != nil {

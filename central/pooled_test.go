@@ -25,7 +25,7 @@ import (
 // pooled is a central behind a pooler of poolSize server connections:
 // the fleet, the pooled role's connection string through the pooler, and
 // the pooler.
-func pooled(t *testing.T, poolSize int, kiosks ...string) (*fleet, string, *pgtest.Pooler) {
+func pooled(t testing.TB, poolSize int, kiosks ...string) (*fleet, string, *pgtest.Pooler) {
 	t.Helper()
 	f := newFleet(t, 1, 100, kiosks...)
 	var url string

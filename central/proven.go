@@ -51,15 +51,22 @@ type provenCalls struct {
 // pooled role's connection string, `central pooler`), each call proven
 // with the kiosk's call key (`central kiosk add` printed it). Statements
 // are not prepared on the server (pgx's cache_describe mode), as a pooler
-// in transaction mode hands each transaction any server connection.
+// in transaction mode hands each transaction any server connection
+// (exec mode measured no faster: docs/fleet.md, query mode).
 func OpenPooled(ctx context.Context, url, kiosk string, key []byte) (*Client, error) {
+	return openPooledMode(ctx, url, kiosk, key, pgx.QueryExecModeCacheDescribe)
+}
+
+// openPooledMode is OpenPooled with its statements run in mode
+// (BenchmarkPooledCall measures another against OpenPooled's).
+func openPooledMode(ctx context.Context, url, kiosk string, key []byte, mode pgx.QueryExecMode) (*Client, error) {
 	if len(key) != CallKeySize {
 		return nil, fmt.Errorf("central: a call key has %d bytes, not %d", CallKeySize, len(key))
 	}
 	if !kioskID.MatchString(kiosk) {
 		return nil, fmt.Errorf("%w: %q", ErrBadKioskID, kiosk)
 	}
-	pool, err := kioskPool(ctx, url, pgx.QueryExecModeCacheDescribe)
+	pool, err := kioskPool(ctx, url, mode)
 	if err != nil {
 		return nil, err
 	}

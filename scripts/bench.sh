@@ -58,6 +58,13 @@
 #                           fleet view a kiosk's panel reads, on before it held a sale (empty-p99-ms)
 #                           a central holding 5.1 million synced
 #                           sales (issue 32: counters, no scans)
+#   pooled_call_exec_p50    central BenchmarkPooledCall p50: a   the same benchmark's rounds of a kiosk
+#                           kiosk's round through PgBouncer (a   whose client is in cache_describe mode,
+#                           push of 10 sales, one of their       OpenPooled's (describe-p50-ms), alternating
+#                           movements, a heartbeat; each call    with it through the same pooler
+#                           proven), its client in pgx's exec
+#                           mode (exec-p50-ms; issue 32)
+#   pooled_call_exec_p99    the same, p99 (exec-p99-ms)          the same, p99 (describe-p99-ms)
 #   fleet_block_s           seconds for 20 kiosk processes to   one lone kiosk's `play --batch 2048` of a whole
 #                           sell a whole 0,50 € block through   block of its own, the same binary (the main
 #                           one PostgreSQL and sync it, no      package's test binary, which doubles as the
@@ -172,6 +179,7 @@ bench central $out/central.test '^(BenchmarkPackClaim|BenchmarkSelect1|Benchmark
 bench central $out/central.test '^(BenchmarkIngest|BenchmarkCopyBaseline)$' 1x
 for _ in 1 2 3; do bench central $out/central.test '^BenchmarkFleetSale$' 500x; done
 bench central $out/central.test '^BenchmarkFleetView$' 1x
+bench central $out/central.test '^BenchmarkPooledCall$' 300x
 [ -n "$uitest" ] && bench ui $out/ui.test '^BenchmarkFrameUpdate$' 1s
 
 echo "bench: 20 kiosk processes sell a whole block through one PostgreSQL (about 2 minutes), then a lone kiosk one block" >&2
@@ -244,6 +252,8 @@ line fleet_sale_p50 "$(metric BenchmarkFleetSale p50-µs)" "$(metric BenchmarkFl
 line fleet_sale_leased_p50 "$(metric BenchmarkFleetSale leased-p50-µs)" "$(metric BenchmarkFleetSale account-p50-µs)" ms 1000 3
 line player_login_p50 "$(metric BenchmarkPlayerLogin p50-ms)" "$(metric BenchmarkSelect1 p50-ms)" ms 1 3
 line fleet_view_5m_p99 "$(metric BenchmarkFleetView p99-ms)" "$(metric BenchmarkFleetView empty-p99-ms)" ms 1 2
+line pooled_call_exec_p50 "$(metric BenchmarkPooledCall exec-p50-ms)" "$(metric BenchmarkPooledCall describe-p50-ms)" ms 1 2
+line pooled_call_exec_p99 "$(metric BenchmarkPooledCall exec-p99-ms)" "$(metric BenchmarkPooledCall describe-p99-ms)" ms 1 2
 
 # The budgets of issue 7, for the reader (stderr).
 records=$(metric BenchmarkLastUnit records)
@@ -278,5 +288,7 @@ $2 == "fleet_sale_p50"         { print "budget fleet_sale_p50 <= 1.1x a lone kio
 $2 == "fleet_sale_leased_p50"  { print "budget fleet_sale_leased_p50 <= 1.1x a lone kiosk account'"'"'s sale (issue 31): " verdict(ratio <= 1.1) }
 $2 == "player_login_p50"       { print "budget player_login_p50 <= 50 ms (issue 31): " verdict(val <= 50) }
 $2 == "fleet_view_5m_p99"      { print "budget fleet_view_5m_p99 <= 100 ms on 5.1 million sales (issue 32): " verdict(val <= 100) }
+$2 == "pooled_call_exec_p50"   { print "pooled_call_exec_p50: a kiosk'"'"'s round through PgBouncer takes " v[2] " in exec mode, " b[2] " in cache_describe, OpenPooled'"'"'s (no budget: what decides the mode, docs/fleet.md)" }
+$2 == "pooled_call_exec_p99"   { print "pooled_call_exec_p99: " v[2] " in exec mode, " b[2] " in cache_describe (no budget)" }
 ' $out/results.txt | sed 's/^/bench: /' >&2
 exit $missing
