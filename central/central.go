@@ -173,9 +173,9 @@ func forEachRowByName[T any](rows pgx.Rows, fn func(T) error) error {
 // blockRefCols are a block reference's columns (blocks.emission,
 // stake_cents, number), embedded in the structs rows are scanned into.
 type blockRefCols struct {
-	Emission   int `db:"emission"`
-	StakeCents int `db:"stake_cents"`
-	Number     int `db:"number"`
+	Emission   int `db:"emission" json:"emission"`
+	StakeCents int `db:"stake_cents" json:"stake_cents"`
+	Number     int `db:"number" json:"number"`
 }
 
 func (c blockRefCols) blockRef() engine.BlockRef {

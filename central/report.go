@@ -158,8 +158,8 @@ func closedBlock(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, ref engine.BlockRef) (int64, error) {
 	var id int64
-	var closed bool
-	err := q.QueryRow(ctx, query("block_state"), int(ref.Emission), int(ref.Stake), int(ref.Number)).Scan(&id, &closed)
+	var closed, archived bool
+	err := q.QueryRow(ctx, query("block_state"), int(ref.Emission), int(ref.Stake), int(ref.Number)).Scan(&id, &closed, &archived)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return 0, fmt.Errorf("%w: %s", ErrNoBlock, ref)
@@ -167,6 +167,8 @@ func closedBlock(ctx context.Context, q interface {
 		return 0, fmt.Errorf("central: %w", err)
 	case !closed:
 		return 0, fmt.Errorf("%w: %s", ErrBlockOpen, ref)
+	case archived:
+		return 0, fmt.Errorf("%w: %s", ErrBlockArchived, ref)
 	}
 	return id, nil
 }

@@ -353,9 +353,14 @@ func centralReanchorFlags(fs *flag.FlagSet) func(*call) error {
 // errFleetFindings makes `central audit` exit non-zero.
 var errFleetFindings = errors.New("the fleet audit has findings")
 
-func centralAudit(c *call) error {
+func centralAuditFlags(fs *flag.FlagSet) func(*call) error {
+	archive := fs.String("archive", "", "the `DIR`ectory of the archived blocks' files (central archive), which the audit checks")
+	return func(c *call) error { return centralAudit(c, *archive) }
+}
+
+func centralAudit(c *call, archive string) error {
 	out := c.out
-	rep, err := c.admin.Audit(c.ctx)
+	rep, err := c.admin.AuditFrom(c.ctx, archive)
 	if err != nil {
 		return err
 	}
@@ -364,7 +369,7 @@ func centralAudit(c *call) error {
 			return err
 		}
 	} else {
-		fmt.Fprintf(out, "central audit: %d blocks, %d sales, %d kiosks checked\n", rep.Blocks, rep.Sales, rep.Kiosks)
+		fmt.Fprintf(out, "central audit: %d blocks (%d from their archive), %d sales, %d kiosks checked\n", rep.Blocks, rep.Archived, rep.Sales, rep.Kiosks)
 		for _, f := range rep.Findings {
 			fmt.Fprintln(out, "FINDING:", f)
 		}
@@ -376,4 +381,33 @@ func centralAudit(c *call) error {
 		return fmt.Errorf("%w: %d", errFleetFindings, len(rep.Findings))
 	}
 	return nil
+}
+
+// centralArchive archives closed blocks into the directory c.args[0].
+func centralArchive(c *call) error {
+	var refs []engine.BlockRef
+	for _, a := range c.args[1:] {
+		ref, err := parseBlockRef(a)
+		if err != nil {
+			return usageError{err}
+		}
+		refs = append(refs, ref)
+	}
+	done, err := c.admin.Archive(c.ctx, c.args[0], refs)
+	if c.json {
+		if done == nil {
+			done = []central.ArchivedBlock{}
+		}
+		if jerr := printJSON(c.out, done); jerr != nil {
+			return jerr
+		}
+	} else {
+		for _, ab := range done {
+			fmt.Fprintf(c.out, "block %s archived: %s, %d sales, SHA-256 %s\n", ab.Ref, ab.File, ab.Sales, ab.SHA256)
+		}
+		if err == nil && len(done) == 0 {
+			fmt.Fprintln(c.out, "no block to archive")
+		}
+	}
+	return err
 }

@@ -98,6 +98,8 @@ func blockError(ref engine.BlockRef, err error) error {
 			"is given yet; its closing report, sold units and seed are published once every position is sold or voided (see central blocks)", ref)
 	case errors.Is(err, central.ErrNoBlock):
 		return fmt.Errorf("the central has no block %s (see central blocks)", ref)
+	case errors.Is(err, central.ErrBlockArchived):
+		return fmt.Errorf("block %s is archived: its sales are in its file %s.jsonl of the archive (central archive), which central audit --archive checks", ref, ref)
 	}
 	return err
 }

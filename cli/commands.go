@@ -69,7 +69,8 @@ var commands = []command{
 	{name: "central players unlock-pin", args: "CARD", min: 1, max: 1, help: "unlock a fleet card after wrong PINs (the holder present)", needs: needsCentral, flags: centralPlayerUnlockFlags},
 	{name: "central exclusions import", args: "FILE", min: 1, max: 1, help: "import the exclusion list (CSV: TYPE,NUMBER per line); the holders' sessions end at every kiosk", needs: needsCentral, flags: centralExclusionsImportFlags},
 	{name: "central register", help: "the fleet's register of large wins: the prizes from --min, with holder and kiosk, and how each prize held was paid by hand", needs: needsCentral, json: true, flags: centralRegisterFlags},
-	{name: "central audit", help: "the fleet audit; exit 1 on any finding", needs: needsCentral, json: true, flags: noFlags(centralAudit)},
+	{name: "central audit", help: "the fleet audit; exit 1 on any finding", needs: needsCentral, json: true, flags: centralAuditFlags},
+	{name: "central archive", args: "DIR [BLOCK...]", min: 1, max: 1000, help: "archive closed blocks into DIR (those given, or those closed at least archive_after ago): export, verify, detach their sales", needs: needsCentral, json: true, flags: noFlags(centralArchive)},
 	{name: "central report", args: "[BLOCK]", max: 1, help: "per kiosk and day; --closing: closed blocks' closing reports", needs: needsCentral, json: true, flags: centralReportFlags},
 }
 

@@ -1,2 +1,2 @@
--- Every pack, in position order within its block, for the audit.
-SELECT serial, block_id, first, count, status FROM packs ORDER BY block_id, first
+-- A block's packs, in position order, for the audit and its archive.
+SELECT serial, block_id, first, count, status FROM packs WHERE block_id = $1 ORDER BY first
