@@ -72,15 +72,17 @@ fleet-demo: build
 	./scripts/fleet-demo.sh $(BIN)
 
 ## fleet-e2e: three kiosk processes sell a whole block through a central's
-## packs (about 3 minutes on two cores; not part of make test)
-fleet-e2e: deps
-	STARFORTUNE_FLEET_E2E=1 $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v ./e2e/ | grep -E '^(ok|FAIL|---|    )'
+## packs (about 3 minutes on two cores; not part of make test); POOLER=N:
+## through a PgBouncer of N server connections, each call proven
+fleet-e2e: deps-window
+	STARFORTUNE_FLEET_E2E=1 STARFORTUNE_FLEET_POOLER=$${POOLER:-0} $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v ./e2e/ | grep -E '^(ok|FAIL|---|    )'
 
 ## fleet-soak: K kiosk processes (K=20) sell a whole block through a
 ## central's packs while kiosks are SIGKILLed, their network cut and the
-## PostgreSQL server killed; prints the figures (not part of make test)
-fleet-soak: deps
-	STARFORTUNE_FLEET_SOAK=$${K:-20} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetSoak' -v ./e2e/ | grep -E '^(FLEETSOAK|ok|FAIL|---|    )'
+## PostgreSQL server killed; prints the figures (not part of make test);
+## POOLER=N: through a PgBouncer of N server connections, each call proven
+fleet-soak: deps-window
+	STARFORTUNE_FLEET_SOAK=$${K:-20} STARFORTUNE_FLEET_POOLER=$${POOLER:-0} $(GO) test -tags ci,$(TAGS) -timeout 60m -count 1 -run 'TestFleetSoak' -v ./e2e/ | grep -E '^(FLEETSOAK|ok|FAIL|---|    )'
 
 ## fleet-scale: N simulated kiosks (KIOSKS=N, default 250) speak the kiosk
 ## protocol through a PgBouncer the test starts to a private PostgreSQL for

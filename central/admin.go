@@ -336,7 +336,10 @@ func (a *Admin) AddPooler(ctx context.Context, pooler string) (Pooler, error) {
 		if err := tx.QueryRow(ctx, poolerRoleSQL, p.Role, verifier, db+"_kiosk").Scan(&stmt); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, stmt)
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, poolRoleLimitsSQL, p.Role)
 		return err
 	})
 	if err != nil {
@@ -350,6 +353,10 @@ func (a *Admin) AddPooler(ctx context.Context, pooler string) (Pooler, error) {
 	p.UserList = fmt.Sprintf("%q %q", p.Role, verifier)
 	return p, nil
 }
+
+// poolRoleLimitsSQL gives pooled role $1 the kiosk roles' timeouts
+// (migrations/0014).
+const poolRoleLimitsSQL = "SELECT sf_pool_role_limits($1)"
 
 // poolerRoleSQL is the statement that creates pooled role $1 with SCRAM
 // verifier $2, member of group $3, or sets its password if it exists.

@@ -108,6 +108,12 @@ func TestKioskCallsProvenThroughThePooler(t *testing.T) {
 			t.Errorf("%s as the pooled role: %v, want insufficient privilege", sql, err)
 		}
 	}
+	// Its sessions end a transaction left open as a kiosk role's do
+	// (migrations/0014).
+	var idle string
+	if err := raw.QueryRow(ctx, "SHOW idle_in_transaction_session_timeout", pgx.QueryExecModeExec).Scan(&idle); err != nil || idle != "5s" {
+		t.Errorf("the pooled role's idle_in_transaction_session_timeout: %q %v, want the kiosks' 5s", idle, err)
+	}
 	forged := fmt.Sprintf("SELECT set_config('sf.call', 'k1 ' || pg_backend_pid() || ' ' || (extract(epoch FROM now()) * 1000000)::bigint || ' %x', true), kiosk_state()",
 		make([]byte, 32))
 	if _, err := raw.Exec(ctx, forged, pgx.QueryExecModeExec); sqlState(err) != "SF004" {

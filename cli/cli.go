@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -108,7 +109,8 @@ func (c *call) readPIN(prompt string) (string, error) {
 // shared are the flags every command takes, before or after its name.
 type shared struct {
 	data, config, central, kioskID, db string
-	centralFile, passphraseFile        string
+	centralFile, callKeyFile           string
+	passphraseFile                     string
 	set                                map[string]bool // the shared flags given
 }
 
@@ -120,6 +122,7 @@ func (s *shared) declare(fs *flag.FlagSet) {
 	fs.StringVar(&s.config, "config", s.config, "settings file (TOML); default $XDG_CONFIG_HOME/starfortune/starfortune.toml when it exists")
 	fs.StringVar(&s.central, "central", s.central, "a kiosk of a fleet: the central's connection string, without a password (beats the settings file's [central] url)")
 	fs.StringVar(&s.centralFile, "central-file", s.centralFile, "a kiosk of a fleet: the central's connection string, read from `FILE` (mode 600; beats "+centralFileEnv+" and the settings file)")
+	fs.StringVar(&s.callKeyFile, "call-key-file", s.callKeyFile, "a kiosk behind a pooler: its call key, read from `FILE` (mode 600; beats "+callKeyFileEnv+" and the settings file)")
 	fs.StringVar(&s.kioskID, "kiosk-id", s.kioskID, "a kiosk of a fleet: its id at the central (beats the settings file's kiosk_id)")
 	fs.StringVar(&s.db, "db", s.db, "central commands: the central's connection string, as its owner")
 	fs.StringVar(&s.passphraseFile, "passphrase-file", s.passphraseFile, "the data directory's passphrase, read from `FILE` (beats "+passphraseEnv+"; without either, asked on the terminal)")
@@ -317,6 +320,10 @@ func open(cmd *command, c *call, p Program, run func(*call) error) error {
 // central, as systemd's LoadCredential= provides one.
 const centralFileEnv = "STARFORTUNE_CENTRAL_FILE"
 
+// callKeyFileEnv names a file holding a kiosk's call key, as
+// centralFileEnv its connection string.
+const callKeyFileEnv = "STARFORTUNE_CALL_KEY_FILE"
+
 // errPasswordInArgs is --central with a password, which every local user
 // would read in ps.
 var errPasswordInArgs = errors.New("--central: this connection string holds a password, which every user of the machine reads " +
@@ -371,6 +378,16 @@ func (c *call) settings() error {
 		if conf.CentralURL == "" {
 			return fmt.Errorf("--kiosk-id %s names a kiosk of a fleet: give --central URL too (or [central] url in the settings file)", sh.kioskID)
 		}
+	}
+	if file := cmp.Or(sh.callKeyFile, os.Getenv(callKeyFileEnv)); file != "" {
+		key, err := config.ReadCallKeyFile(file)
+		if err != nil {
+			return err
+		}
+		if conf.FleetKiosk() == "" || conf.CentralURL == "" {
+			return usageError{errors.New("a call key proves the calls of a kiosk of a fleet: give its --kiosk-id and its central (--central-file) too")}
+		}
+		conf.CentralCallKey = key
 	}
 	c.conf, c.data = conf, DataDir(conf.DataDir)
 	return nil

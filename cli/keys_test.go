@@ -329,3 +329,42 @@ func TestCentralPasswordNeverOnTheCommandLine(t *testing.T) {
 		t.Fatalf("a private central file: %d %q", code, stderr.String())
 	}
 }
+
+// A kiosk behind a pooler may take its call key from a file of its own
+// (mode 600), as its connection string: --call-key-file or
+// STARFORTUNE_CALL_KEY_FILE, for a service manager's credentials.
+func TestCallKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	central := filepath.Join(t.TempDir(), "central.url")
+	if err := os.WriteFile(central, []byte("host=/nonexistent dbname=sf user=sf_pool password=s3cret connect_timeout=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join(t.TempDir(), "call.key")
+	sync := func(args ...string) (int, string) {
+		var out, stderr bytes.Buffer
+		code := run(append([]string{"--data", dir, "--central-file", central}, append(args, "sync", "--status")...), &out, &stderr)
+		return code, stderr.String()
+	}
+	if err := os.WriteFile(key, []byte("not a key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, errOut := sync("--kiosk-id", "k1", "--call-key-file", key); code == 0 || !strings.Contains(errOut, "64 hexadecimal digits") {
+		t.Fatalf("a call key file without a key: %d %q", code, errOut)
+	}
+	if err := os.WriteFile(key, []byte(strings.Repeat("ab", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(key, 0o644) // whatever the umask
+	if code, errOut := sync("--kiosk-id", "k1", "--call-key-file", key); code == 0 || !strings.Contains(errOut, "chmod 600 "+key) ||
+		strings.Contains(errOut, "abab") {
+		t.Fatalf("a call key file readable by others: %d %q", code, errOut)
+	}
+	os.Chmod(key, 0o600)
+	if code, errOut := sync("--call-key-file", key); code != 2 || !strings.Contains(errOut, "--kiosk-id") {
+		t.Fatalf("a call key without a kiosk id: %d %q", code, errOut)
+	}
+	t.Setenv(callKeyFileEnv, key)
+	if code, errOut := sync("--kiosk-id", "k1"); strings.Contains(errOut, "call key") || strings.Contains(errOut, "abab") {
+		t.Fatalf("a private call key file: %d %q", code, errOut)
+	}
+}

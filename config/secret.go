@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -29,7 +30,7 @@ func CheckPrivate(path string) error {
 		return err
 	}
 	if m := st.Mode().Perm(); m&0o077 != 0 {
-		return fmt.Errorf("holds the central's password but group or others may read it (mode %04o): chmod 600 %s", m, path)
+		return fmt.Errorf("holds a secret of the kiosk's (its password or call key to the central) but group or others may read it (mode %04o): chmod 600 %s", m, path)
 	}
 	return nil
 }
@@ -52,4 +53,22 @@ func ReadCentralFile(path string) (string, error) {
 		}
 	}
 	return conn, nil
+}
+
+// ReadCallKeyFile reads a kiosk's call key (`central kiosk add` printed
+// it: 64 hexadecimal digits) from a file of its own, which must be
+// private, as systemd's LoadCredential= makes one.
+func ReadCallKeyFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("call key file: %w", err)
+	}
+	key := string(bytes.TrimSpace(b))
+	if k, err := hex.DecodeString(key); err != nil || len(k) != 32 {
+		return "", fmt.Errorf("call key file %s: not the 64 hexadecimal digits `starfortune central kiosk add` printed", path)
+	}
+	if err := CheckPrivate(path); err != nil {
+		return "", fmt.Errorf("call key file %s %w", path, err)
+	}
+	return key, nil
 }

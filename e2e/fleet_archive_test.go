@@ -16,7 +16,7 @@ import (
 // from a shell, and the fleet audit checks it there (docs/fleet.md,
 // "Archiving closed blocks").
 func TestFleetClosedBlockArchived(t *testing.T) {
-	db := fleetCentral(t, 10_000) // 85 packs
+	db, _ := fleetCentralPooled(t, 10_000, 4) // 85 packs; through PgBouncer, as a national fleet
 	url := fleetKiosk(t, db, "k1")
 	dir := t.TempDir()
 	mustKiosk(t, dir, url, "k1", "play", "--stake", "0,50", "--n", "3")

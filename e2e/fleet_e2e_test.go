@@ -31,7 +31,7 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 		t.Skip("three kiosks selling a whole block take minutes: make fleet-e2e runs it (STARFORTUNE_FLEET_E2E=1)")
 	}
 	const size = 850_000
-	db := fleetCentral(t, 10_000)
+	db, _ := fleetCentralMaybePooled(t, 10_000)
 	ids := []string{"k1", "k2", "k3"}
 	dirs, urls := map[string]string{}, map[string]string{}
 	for _, id := range ids {

@@ -46,13 +46,20 @@ func fleetCentralIn(t *testing.T, db string, packSize int) string {
 	return db
 }
 
-// fleetKiosk adds kiosk id to the central and returns its connection string.
+// fleetKiosk adds kiosk id to the central and returns its connection
+// string: its own role's, or the pooled role's through the pooler of a
+// central behind one (fleetCentralPooled), its call key in a file of its
+// own that centralFlag gives it.
 func fleetKiosk(t *testing.T, db, id string) string {
 	t.Helper()
 	out, errOut, code := centralCLI(t, db, "kiosk", "add", id, "--json")
 	var k central.Kiosk
 	if code != 0 || json.Unmarshal([]byte(out), &k) != nil {
 		t.Fatalf("kiosk add %s: %d %s", id, code, errOut)
+	}
+	if pooled, ok := pooledCentrals.Load(db); ok {
+		callKeyFiles.Store(pooled.(string)+" "+id, secretFile(k.CallKey))
+		return pooled.(string)
 	}
 	return k.URL
 }
@@ -68,21 +75,31 @@ var centralFiles sync.Map // connection string → the file holding it
 // centralFlag is how a kiosk is given its central and its id: the
 // connection string, which holds the kiosk's password, in a file of mode
 // 600 (--central-file), as a service manager's credential would be; the
-// program refuses it on the command line, where ps shows it.
+// program refuses it on the command line, where ps shows it. Behind a
+// pooler, its call key likewise (--call-key-file).
 func centralFlag(url, id string) []string {
 	path, ok := centralFiles.Load(url)
 	if !ok {
-		f, err := os.CreateTemp(buildDir, "central-*.url") // mode 600
-		if err == nil {
-			_, err = f.WriteString(url + "\n")
-			err = errors.Join(err, f.Close())
-		}
-		if err != nil {
-			panic(err) // the run's own temporary directory
-		}
-		path, _ = centralFiles.LoadOrStore(url, f.Name())
+		path, _ = centralFiles.LoadOrStore(url, secretFile(url))
 	}
-	return []string{"--central-file", path.(string), "--kiosk-id", id}
+	flags := []string{"--central-file", path.(string), "--kiosk-id", id}
+	if key, ok := callKeyFiles.Load(url + " " + id); ok {
+		flags = append(flags, "--call-key-file", key.(string))
+	}
+	return flags
+}
+
+// secretFile writes s to a new file of mode 600 and returns its path.
+func secretFile(s string) string {
+	f, err := os.CreateTemp(buildDir, "secret-*") // mode 600
+	if err == nil {
+		_, err = f.WriteString(s + "\n")
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		panic(err) // the run's own temporary directory
+	}
+	return f.Name()
 }
 
 func mustKiosk(t *testing.T, dir, url, id string, args ...string) string {
@@ -196,7 +213,7 @@ func TestFleetKioskOfflineThenSync(t *testing.T) {
 // kiosk sells none of it any more, and, its outcomes having gone to that
 // kiosk, the central voids it: no other kiosk ever gets it (#36).
 func TestFleetKioskRelease(t *testing.T) {
-	db := fleetCentral(t, 100)
+	db, _ := fleetCentralPooled(t, 100, 4) // through PgBouncer, as a national fleet
 	url1, url2 := fleetKiosk(t, db, "k1"), fleetKiosk(t, db, "k2")
 	dir1, dir2 := t.TempDir(), t.TempDir()
 	mustKiosk(t, dir1, url1, "k1", "play", "--stake", "0,50", "--n", "30")
@@ -277,7 +294,7 @@ func TestFleetKioskRestoredFromOldBackup(t *testing.T) {
 // exactly the kiosk's history, and both audits are clean.
 func TestFleetKioskKilledDuringSync(t *testing.T) {
 	t.Parallel()
-	db := fleetCentral(t, 500)
+	db, _ := fleetCentralPooled(t, 500, 4) // through PgBouncer, as a national fleet
 	url := fleetKiosk(t, db, "k1")
 	dir := t.TempDir()
 	mustKiosk(t, dir, url, "k1", "wallet", "credit", "--amount", "200000")

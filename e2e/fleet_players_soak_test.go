@@ -75,7 +75,7 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, kp := range kiosks {
 		wg.Add(1)
-		url := proxies[i].url(kp.url, cluster.Dir)
+		url := proxies[i].url(kp.url, kp.id, cluster.Dir)
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(seed, uint64(10+i)))

@@ -52,7 +52,7 @@ func stakedAtCentral(t *testing.T, db, card string) int64 {
 // hold the player within the limit.
 func TestFleetPlayerLimitAcrossKiosks(t *testing.T) {
 	t.Parallel()
-	db := fleetCentral(t, 100)
+	db, _ := fleetCentralPooled(t, 100, 4) // through PgBouncer, as a national fleet
 	k1, k2 := fleetKiosk(t, db, "k1"), fleetKiosk(t, db, "k2")
 	d1, d2 := t.TempDir(), t.TempDir()
 	card := centralPlayer(t, db, "FLEET1", "--deposit-week", "100", "--stake-week", "5")

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"starfortune/central"
@@ -17,22 +18,39 @@ import (
 // role `central pooler` made, and proves itself at each call with the
 // call key `central kiosk add` printed.
 
-// pooledKiosk adds kiosk id to the central db behind a pooler, and returns
-// the settings file of the kiosk behind it (pooled: the pooled role's
-// connection string through the pooler).
-func pooledKiosk(t *testing.T, db, pooled, id string) string {
+// pooledCentrals holds the centrals behind a pooler: database → the
+// pooled role's connection string through it; callKeyFiles each of their
+// kiosks' call key file: pooled connection string and kiosk id → file.
+var pooledCentrals, callKeyFiles sync.Map
+
+// fleetCentralPooled is fleetCentral behind a PgBouncer of its own
+// (poolSize server connections): fleetKiosk then gives each kiosk the
+// pooled role's connection string and its call key, and every kiosk
+// command of the test goes through the pooler.
+func fleetCentralPooled(t *testing.T, packSize, poolSize int) (string, *pgtest.Pooler) {
 	t.Helper()
-	out, errOut, code := centralCLI(t, db, "kiosk", "add", id, "--json")
-	var k central.Kiosk
-	if code != 0 || json.Unmarshal([]byte(out), &k) != nil || len(k.CallKey) != 64 {
-		t.Fatalf("kiosk add %s: %d %s %s", id, code, out, errOut)
+	db := fleetCentral(t, packSize)
+	p := pgtest.NeedPooler(t, poolSize, func(addr string) string {
+		out, errOut, code := centralCLI(t, db, "pooler", "--pooler", addr, "--json")
+		var p central.Pooler
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("central pooler: %d %s %s", code, out, errOut)
+		}
+		pooledCentrals.Store(db, p.URL)
+		return p.UserList
+	})
+	return db, p
+}
+
+// fleetCentralMaybePooled is fleetCentralPooled when the environment
+// variable STARFORTUNE_FLEET_POOLER is set (make fleet-e2e and make
+// fleet-soak with POOLER=1), fleetCentral without a pooler otherwise.
+func fleetCentralMaybePooled(t *testing.T, packSize int) (string, *pgtest.Pooler) {
+	t.Helper()
+	if n, _ := strconv.Atoi(os.Getenv("STARFORTUNE_FLEET_POOLER")); n > 0 {
+		return fleetCentralPooled(t, packSize, n)
 	}
-	conf := filepath.Join(t.TempDir(), "starfortune.toml")
-	body := fmt.Sprintf("kiosk_id = %q\n[central]\nurl = %q\ncall_key = %q\n", id, pooled, k.CallKey)
-	if err := os.WriteFile(conf, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return conf
+	return fleetCentral(t, packSize), nil
 }
 
 // Two kiosk processes sell and sync through the pooler; a kiosk given
@@ -40,27 +58,15 @@ func pooledKiosk(t *testing.T, db, pooled, id string) string {
 // offline, within its grace), and the central's audit stays clean.
 func TestFleetKiosksBehindPgBouncer(t *testing.T) {
 	t.Parallel()
-	db := fleetCentral(t, 100)
-	var pooled string
-	pgtest.NeedPooler(t, 4, func(addr string) string {
-		out, errOut, code := centralCLI(t, db, "pooler", "--pooler", addr, "--json")
-		var p central.Pooler
-		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-			t.Fatalf("central pooler: %d %s %s", code, out, errOut)
-		}
-		pooled = p.URL
-		return p.UserList
-	})
-	confs := map[string]string{"k1": pooledKiosk(t, db, pooled, "k1"), "k2": pooledKiosk(t, db, pooled, "k2")}
+	db, _ := fleetCentralPooled(t, 100, 4)
+	urls := map[string]string{"k1": fleetKiosk(t, db, "k1"), "k2": fleetKiosk(t, db, "k2")}
 	for id, n := range map[string]int{"k1": 150, "k2": 60} {
 		dir := t.TempDir()
-		if sales := decodeSales(t, mustCLI(t, dir, "--config", confs[id], "play", "--stake", "0,50", "--n", fmt.Sprint(n), "--batch", "40", "--json")); len(sales) != n {
+		if sales := decodeSales(t, mustKiosk(t, dir, urls[id], id, "play", "--stake", "0,50", "--n", fmt.Sprint(n), "--batch", "40", "--json")); len(sales) != n {
 			t.Fatalf("%s sold %d units, want %d", id, len(sales), n)
 		}
-		var st syncJSON
-		out := mustCLI(t, dir, "--config", confs[id], "sync", "--status", "--json")
-		if err := json.Unmarshal([]byte(out), &st); err != nil || st.Backlog != 0 || !st.Online || st.Kiosk != id {
-			t.Fatalf("%s after play: %+v %v", id, st, err)
+		if st := syncStatus(t, dir, urls[id], id); st.Backlog != 0 || !st.Online || st.Kiosk != id {
+			t.Fatalf("%s after play: %+v", id, st)
 		}
 	}
 	ks := fleetKiosks(t, db)
@@ -68,16 +74,10 @@ func TestFleetKiosksBehindPgBouncer(t *testing.T) {
 		t.Fatalf("central: k1 %+v, k2 %+v", ks["k1"], ks["k2"])
 	}
 
-	// k2's settings with k1's call key: the central knows no such kiosk.
-	b, err := os.ReadFile(confs["k1"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	stolen := filepath.Join(t.TempDir(), "starfortune.toml")
-	if err := os.WriteFile(stolen, []byte(strings.Replace(string(b), `kiosk_id = "k1"`, `kiosk_id = "k2"`, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code := cli(t, t.TempDir(), "--config", stolen, "sync", "--json")
+	// Kiosk k2 given k1's call key: the central knows no such kiosk.
+	key, _ := callKeyFiles.Load(urls["k1"] + " k1")
+	connFile, _ := centralFiles.Load(urls["k1"])
+	out, errOut, code := cli(t, t.TempDir(), "--central-file", connFile.(string), "--kiosk-id", "k2", "--call-key-file", key.(string), "sync", "--json")
 	if code != 1 || !strings.Contains(out+errOut, "not a kiosk of this central") {
 		t.Fatalf("a kiosk proving its calls with another's key: status %d, %s %s", code, out, errOut)
 	}

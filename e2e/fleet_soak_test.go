@@ -44,13 +44,17 @@ func TestFleetSoak(t *testing.T) {
 		batch = "256" // more sales in flight when a kiosk is killed
 	}
 	cluster := pgtest.Need(t)
-	db := fleetCentral(t, 5000)
+	db, pooler := fleetCentralMaybePooled(t, 5000)
+	serverDir, serverPort := cluster.Dir, pgtest.Port // where the kiosks connect
+	if pooler != nil {
+		serverDir, serverPort = pooler.Dir, pgtest.PoolerPort
+	}
 	kiosks := make([]*kioskProc, k)
 	proxies := make([]*netProxy, k)
 	for i := range kiosks {
 		kiosks[i] = newKioskProc(t, db, fmt.Sprintf("k%02d", i+1))
 		mustKiosk(t, kiosks[i].dir, kiosks[i].url, kiosks[i].id, "wallet", "credit", "--amount", "200000")
-		proxies[i] = newNetProxy(t, cluster.Dir, pgtest.Port)
+		proxies[i] = newNetProxy(t, serverDir, serverPort)
 	}
 
 	start := time.Now()
@@ -62,7 +66,7 @@ func TestFleetSoak(t *testing.T) {
 		wg.Add(1)
 		url := kp.url // without faults, the central's socket, as in a fleet
 		if faults {   // else through a proxy that can cut the network
-			url = proxies[i].url(kp.url, cluster.Dir)
+			url = proxies[i].url(kp.url, kp.id, serverDir)
 		}
 		go func() {
 			defer wg.Done()

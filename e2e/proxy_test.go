@@ -55,9 +55,13 @@ func newNetProxy(t *testing.T, serverDir string, port int) *netProxy {
 	return p
 }
 
-// url is the kiosk's connection string through the proxy.
-func (p *netProxy) url(kioskURL, serverDir string) string {
-	return strings.Replace(kioskURL, "host="+serverDir, "host="+p.dir, 1)
+// url is kiosk id's connection string through the proxy.
+func (p *netProxy) url(kioskURL, id, serverDir string) string {
+	u := strings.Replace(kioskURL, "host="+serverDir, "host="+p.dir, 1)
+	if key, ok := callKeyFiles.Load(kioskURL + " " + id); ok { // behind a pooler: the same call key
+		callKeyFiles.Store(u+" "+id, key)
+	}
+	return u
 }
 
 func (p *netProxy) forward(c net.Conn) {

@@ -340,7 +340,10 @@ func openWindow(t *testing.T, bin, data, conf string) *window {
 			t.Fatalf("the game did not open the sound device:\n%s", out)
 		}
 	}
-	time.Sleep(2 * time.Second) // the first frames, funds and history
+	// The first frames, funds and history, and the resume offer: a key
+	// pressed before is lost. 2 s sufficed on an idle machine; CI's, loaded
+	// with the other packages' tests, lost the resume's keys once.
+	time.Sleep(4 * time.Second)
 	return w
 }
 

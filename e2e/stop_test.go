@@ -39,7 +39,7 @@ func TestFleetKioskStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	db := fleetCentral(t, 100)
 	k := newKioskProc(t, db, "k1")
 	proxy := newNetProxy(t, cluster.Dir, pgtest.Port)
-	url := proxy.url(k.url, cluster.Dir)
+	url := proxy.url(k.url, k.id, cluster.Dir)
 	mustKiosk(t, k.dir, url, k.id, "wallet", "credit", "--amount", "1000")
 
 	type ended struct {
@@ -112,7 +112,7 @@ func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
 	db := fleetCentral(t, 100)
 	k := newKioskProc(t, db, "k1")
 	proxy := newNetProxy(t, cluster.Dir, pgtest.Port)
-	url := proxy.url(k.url, cluster.Dir)
+	url := proxy.url(k.url, k.id, cluster.Dir)
 	mustKiosk(t, k.dir, url, k.id, "play", "--stake", "0,50", "--n", "3") // the kiosk's key, a pack, a unit sold
 
 	display := startXvfb(t)

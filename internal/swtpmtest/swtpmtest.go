@@ -4,6 +4,7 @@
 package swtpmtest
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,8 +55,12 @@ func (p *TPM) start(t testing.TB) {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("swtpm: %v", err)
 	}
+	// Listening, not only bound: the socket file exists before swtpm
+	// listens on it, and a client then is refused (a loaded machine showed
+	// it). swtpm takes the next client once this one hangs up.
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(p.Socket); err == nil {
+		if c, err := net.Dial("unix", p.Socket); err == nil {
+			c.Close()
 			return
 		}
 	}
