@@ -23,7 +23,16 @@ import (
 // The old primary is killed before the standby is promoted, as an operator
 // fences a failed primary: promoted with the old one still serving, a
 // kiosk could read from it a claim that only it had.
+//
+// Through PgBouncer, as a national fleet: the kiosks reach the pooler
+// alone, and the operator's failover points it at the promoted standby
+// (its configuration rewritten and reloaded) once promoted.
 func TestFleetFailover(t *testing.T) {
+	t.Run("own roles", func(t *testing.T) { failover(t, false) })
+	t.Run("through PgBouncer", func(t *testing.T) { failover(t, true) })
+}
+
+func failover(t *testing.T, pooled bool) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	p := pgtest.NeedPrimary(t)
@@ -44,10 +53,13 @@ func TestFleetFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := pgtest.FailoverURL(name, "postgres", "", p, s) // the operator's, and through it the kiosks'
-	for _, args := range [][]string{{"init"}, {"emission", "create", "--stake", "0.5", "--blocks", "1", "--pack-size", "1000"}} {
-		if _, errOut, code := centralCLI(t, db, args...); code != 0 {
-			t.Fatalf("central %v: %d %s", args, code, errOut)
+	fleetCentralIn(t, db, 1000)
+	var pooler *pgtest.Pooler
+	if pooled {
+		if pooler, err = p.StartPooler(4, func(addr string) string { return poolerRole(t, db, addr) }); err != nil {
+			t.Fatal(err)
 		}
+		t.Cleanup(pooler.Stop)
 	}
 	kiosks := []*kioskProc{newKioskProc(t, db, "k1"), newKioskProc(t, db, "k2")}
 	stop := make(chan struct{})
@@ -125,6 +137,11 @@ func TestFleetFailover(t *testing.T) {
 	})
 	if err := s.Promote(); err != nil {
 		t.Fatal(err)
+	}
+	if pooler != nil {
+		if err := pooler.Retarget(s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	promoted := soldNow()
 	waitFor("kiosks syncing with the promoted standby", func() bool {

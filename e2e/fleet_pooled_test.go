@@ -30,16 +30,22 @@ var pooledCentrals, callKeyFiles sync.Map
 func fleetCentralPooled(t *testing.T, packSize, poolSize int) (string, *pgtest.Pooler) {
 	t.Helper()
 	db := fleetCentral(t, packSize)
-	p := pgtest.NeedPooler(t, poolSize, func(addr string) string {
-		out, errOut, code := centralCLI(t, db, "pooler", "--pooler", addr, "--json")
-		var p central.Pooler
-		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-			t.Fatalf("central pooler: %d %s %s", code, out, errOut)
-		}
-		pooledCentrals.Store(db, p.URL)
-		return p.UserList
-	})
+	p := pgtest.NeedPooler(t, poolSize, func(addr string) string { return poolerRole(t, db, addr) })
 	return db, p
+}
+
+// poolerRole makes the central db's pooled role for a pooler at addr
+// (`central pooler`), records its connection string for fleetKiosk, and
+// returns the pooler's auth_file line.
+func poolerRole(t *testing.T, db, addr string) string {
+	t.Helper()
+	out, errOut, code := centralCLI(t, db, "pooler", "--pooler", addr, "--json")
+	var p central.Pooler
+	if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+		t.Fatalf("central pooler: %d %s %s", code, out, errOut)
+	}
+	pooledCentrals.Store(db, p.URL)
+	return p.UserList
 }
 
 // fleetCentralMaybePooled is fleetCentralPooled when the environment

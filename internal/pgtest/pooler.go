@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func (c *Cluster) StartPooler(poolSize int, userlist func(addr string) string) (
 	}
 	p := &Pooler{Dir: dir}
 	ini := fmt.Sprintf(`[databases]
-* = host=%s port=%d
+%s
 
 [pgbouncer]
 listen_addr =
@@ -72,10 +73,11 @@ default_pool_size = %d
 max_client_conn = 20000
 max_db_connections = %d
 server_reset_query =
+server_login_retry = 1
 ignore_startup_parameters = extra_float_digits
 logfile = %s
 pidfile = %s
-`, c.Dir, Port, dir, PoolerPort, filepath.Join(dir, "userlist.txt"), poolSize, poolSize,
+`, databasesLine(c), dir, PoolerPort, filepath.Join(dir, "userlist.txt"), poolSize, poolSize,
 		filepath.Join(dir, "pgbouncer.log"), filepath.Join(dir, "pgbouncer.pid"))
 	for name, body := range map[string]string{"pgbouncer.ini": ini, "userlist.txt": userlist(p.Addr()) + "\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
@@ -120,6 +122,38 @@ func (p *Pooler) Log() string {
 	b, _ := os.ReadFile(filepath.Join(p.Dir, "pgbouncer.log"))
 	return string(b)
 }
+
+// Retarget points the pooler at cluster c (a standby promoted after its
+// primary died, as an operator's failover does): its configuration
+// rewritten, then reloaded with SIGHUP; clients stay connected to it.
+func (p *Pooler) Retarget(c *Cluster) error {
+	path := filepath.Join(p.Dir, "pgbouncer.ini")
+	ini, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(ini), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "* = ") {
+			lines[i] = databasesLine(c)
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		return err
+	}
+	pid, err := os.ReadFile(filepath.Join(p.Dir, "pgbouncer.pid"))
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(pid)))
+	if err != nil {
+		return fmt.Errorf("pgbouncer.pid: %w", err)
+	}
+	return syscall.Kill(n, syscall.SIGHUP)
+}
+
+// databasesLine is the pooler's [databases] line: every database, on c.
+func databasesLine(c *Cluster) string { return fmt.Sprintf("* = host=%s port=%d", c.Dir, Port) }
 
 // Stop stops the pooler and removes its directory.
 func (p *Pooler) Stop() {
