@@ -48,11 +48,10 @@ type archiveLine struct {
 
 // ArchivedBlock is a block `central archive` archived.
 type ArchivedBlock struct {
-	Block  engine.BlockRef `json:"-"`
-	Ref    string          `json:"block"`
-	File   string          `json:"file"` // in the archive directory
-	SHA256 string          `json:"sha256"`
-	Sales  int64           `json:"sales"`
+	Ref    string `json:"block"`
+	File   string `json:"file"` // in the archive directory
+	SHA256 string `json:"sha256"`
+	Sales  int64  `json:"sales"`
 }
 
 var (
@@ -176,7 +175,7 @@ func (a *Admin) exportBlock(ctx context.Context, dir string, id int64) (Archived
 	if err = errors.Join(err, tmp.Close()); err != nil {
 		return ab, fmt.Errorf("central: archive: %w", err)
 	}
-	ab.Block, ab.Ref, ab.SHA256 = r.blockRef(), r.blockRef().String(), hex.EncodeToString(h.Sum(nil))
+	ab.Ref, ab.SHA256 = r.blockRef().String(), hex.EncodeToString(h.Sum(nil))
 	ab.File = ab.Ref + ".jsonl"
 
 	// Verify the file as the audit will.

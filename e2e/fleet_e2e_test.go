@@ -51,7 +51,9 @@ func TestFleetThreeKiosksSellAWholeBlock(t *testing.T) {
 			err := cmd.Run()
 			// A kiosk stops when the central has no pack left to hand out.
 			if err == nil || !strings.Contains(stderr.String(), "no unit left") {
-				errs <- fmt.Errorf("kiosk %s: %v: %s", id, err, stderr.String())
+				log, _ := os.ReadFile(filepath.Join(dirs[id], "logs", "starfortune.log"))
+				lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+				errs <- fmt.Errorf("kiosk %s: %v: %s\nits log's last lines:\n%s", id, err, stderr.String(), strings.Join(lines[max(0, len(lines)-8):], "\n"))
 			}
 		}()
 	}
