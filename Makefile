@@ -72,7 +72,7 @@ fleet-demo: build
 	./scripts/fleet-demo.sh $(BIN)
 
 ## fleet-e2e: three kiosk processes sell a whole block through a central's
-## packs (about 3 minutes on two cores; not part of make test); POOLER=N:
+## packs (about 6 minutes on two cores; not part of make test); POOLER=N:
 ## through a PgBouncer of N server connections, each call proven
 fleet-e2e: deps-window
 	STARFORTUNE_FLEET_E2E=1 STARFORTUNE_FLEET_POOLER=$${POOLER:-0} $(GO) test -tags ci,$(TAGS) -timeout 20m -count 1 -run 'TestFleetThreeKiosksSellAWholeBlock' -v ./e2e/ | grep -E '^(ok|FAIL|---|    )'

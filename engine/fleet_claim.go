@@ -36,6 +36,9 @@ func (f *Fleet) claim(ctx context.Context) (refused bool, err error) {
 			f.w.log.Info().Int64("stake", int64(stake)).Float64("ms", millis(took)).Msg("no pack left at the central")
 			continue
 		}
+		f.w.mu.Lock()
+		f.refused = errors.Is(err, ErrClaimRefused)
+		f.w.mu.Unlock()
 		if errors.Is(err, ErrClaimRefused) {
 			f.w.log.Info().Int64("stake", int64(stake)).AnErr("err", err).Float64("ms", millis(took)).Msg("claim refused for now: selling what is held")
 			refused = true

@@ -90,8 +90,14 @@ type Fleet struct {
 	players PlayerCentral // the central's accounts (nil: a central without)
 	hand    hand          // the packs held
 	link    contact       // the last round trip with the central
-	loop    *syncLoop     // the background loop
-	pushMu  sync.Mutex    // one push at a time (not the writer's lock)
+	// refused: the central's last answer to a claim was "not now" (the
+	// kiosk holds enough unsold units as the central counts them); pushedAt:
+	// when a push last went through. A sale waiting for a pack waits on
+	// while such pushes go (source).
+	refused  bool
+	pushedAt time.Time
+	loop     *syncLoop  // the background loop
+	pushMu   sync.Mutex // one push at a time (not the writer's lock)
 }
 
 func newFleet(w *writer, cfg FleetConfig) *Fleet {

@@ -9,7 +9,10 @@ import (
 // source is the unit source of one sale at stake: the packs held at it, in
 // one durable transaction as a local block's. It refuses the sale of a
 // kiosk out of service or offline; with no unit held at all (a new kiosk, a
-// new stake) it waits for the loop's claim, at most claimWait. It returns
+// new stake) it waits for the loop's claim, at most claimWait; while the
+// central refuses a pack only for want of the sales the loop is pushing,
+// claimWait after the last push that went through: a kiosk that sold its
+// packs faster than it pushed them waits for its pushes. It returns
 // with the writer's lock held, which the caller releases; on an error the
 // lock is released.
 func (f *Fleet) source(ctx context.Context, stake Cents) (unitSource, error) {
@@ -42,6 +45,9 @@ func (f *Fleet) source(ctx context.Context, stake Cents) (unitSource, error) {
 			return nil, fmt.Errorf("%w: %w (%s)", ErrStakeClosed, ErrNoPack, stake)
 		}
 		wait, cause, stopped := f.loop.claimed, f.loop.lastErr, f.loop.stopped
+		if f.refused && f.pushedAt.After(asked) {
+			deadline = later(deadline, f.pushedAt.Add(claimWait))
+		}
 		f.w.mu.Unlock()
 		if stopped { // no round will claim
 			return nil, fmt.Errorf("no pack held at %s, and the kiosk is stopping: %w", stake, ErrCentralUnavailable)
@@ -155,4 +161,11 @@ func (s *packSource) commit(context.Context) {
 	if !s.wasLow && s.f.hand.low(s.stake) {
 		s.f.loop.poke()
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

@@ -311,6 +311,7 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
 	f.link.last = f.w.now().UTC()
+	f.pushedAt = time.Now()
 	return len(moves), f.saveState(ctx, func(st *fleetState) { st.Pushed = max(st.Pushed, last) })
 }
 
