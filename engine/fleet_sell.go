@@ -163,6 +163,7 @@ func (s *packSource) commit(context.Context) {
 	}
 }
 
+// later is the later of a and b.
 func later(a, b time.Time) time.Time {
 	if b.After(a) {
 		return b
