@@ -146,15 +146,14 @@ func (a *Admin) exportBlock(ctx context.Context, dir string, id int64) (Archived
 	w := bufio.NewWriterSize(io.MultiWriter(tmp, h), 1<<20)
 	enc := json.NewEncoder(w)
 	err = pgx.BeginTxFunc(ctx, a.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		blocks, err := auditBlockRows(ctx, tx)
+		blocks, err := auditBlockRows(ctx, tx, &id)
 		if err != nil {
 			return err
 		}
-		for _, b := range blocks {
-			if b.ID == id {
-				r = b
-			}
+		if len(blocks) != 1 {
+			return fmt.Errorf("%w: block id %d", ErrNoBlock, id)
 		}
+		r = blocks[0]
 		if units, err = blockUnits(ctx, tx, id); err != nil {
 			return err
 		}

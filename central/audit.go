@@ -200,7 +200,7 @@ func (a *Admin) AuditFrom(ctx context.Context, archive string) (AuditReport, err
 		}
 		rep.Kiosks = len(kiosks)
 
-		blocks, err := auditBlockRows(ctx, tx)
+		blocks, err := auditBlockRows(ctx, tx, nil)
 		if err != nil {
 			return err
 		}
@@ -343,9 +343,10 @@ func (a *Admin) AuditFrom(ctx context.Context, archive string) (AuditReport, err
 	return rep, nil
 }
 
-// auditBlockRows reads every block but its units (sql/audit_blocks.sql).
-func auditBlockRows(ctx context.Context, tx pgx.Tx) ([]auditBlockRow, error) {
-	rows, _ := tx.Query(ctx, query("audit_blocks"))
+// auditBlockRows reads every block, or the one of id *only, but its units
+// (sql/audit_blocks.sql).
+func auditBlockRows(ctx context.Context, tx pgx.Tx, only *int64) ([]auditBlockRow, error) {
+	rows, _ := tx.Query(ctx, query("audit_blocks"), only)
 	return pgx.CollectRows(rows, pgx.RowToStructByName[auditBlockRow])
 }
 
