@@ -279,7 +279,15 @@ func TestCutDuringWrites(t *testing.T) {
 				}
 			}
 		}()
-		time.Sleep(time.Duration(20+round*15) * time.Millisecond)
+		// The cut comes after the writer's first acknowledged sync, however
+		// slowly a loaded machine schedules it, and then a little later
+		// each round, so that it falls at various points of the loop.
+		for deadline := time.Now().Add(30 * time.Second); acked.Load() == 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the writer synced nothing in 30 s", round)
+			}
+		}
+		time.Sleep(time.Duration(round*15) * time.Millisecond)
 		st := cut(t, p)
 		<-done
 		f.Close()
