@@ -270,6 +270,22 @@ func (a *Admin) AuditFrom(ctx context.Context, archive string) (AuditReport, err
 		}); err != nil {
 			return err
 		}
+		var moveID string
+		var uses int64
+		rows, _ = tx.Query(ctx, query("audit_movement_ids"))
+		if _, err := pgx.ForEachRow(rows, []any{&kid, &moveID, &uses}, func() error {
+			find("kiosk %s: movement id %s used %d times", kid, moveID, uses)
+			return nil
+		}); err != nil {
+			return err
+		}
+		rows, _ = tx.Query(ctx, query("audit_hand_pays"))
+		if _, err := pgx.ForEachRow(rows, []any{&kid, &moveID, &ticket}, func() error {
+			find("ticket %s: a hand pay whose payout the central does not hold (kiosk %s, movement %s)", ticket, kid, moveID)
+			return nil
+		}); err != nil {
+			return err
+		}
 		// Journals behind their anchor (migrations/0006).
 		var at time.Time
 		var anchoredSeq, reportedSeq int64

@@ -565,6 +565,10 @@ func TestAuditFindsTampering(t *testing.T) {
 		{"a position duplicated", `ALTER TABLE sales DROP CONSTRAINT sales_position_once;
 			INSERT INTO sales SELECT * FROM sales WHERE ticket = $1`, []string{"sold twice"}, 5},
 		{"a published root changed", "UPDATE blocks SET root = sha256(root) WHERE $1 <> ''", []string{"published root"}, 0},
+		{"a movement id used again", `INSERT INTO movements (kiosk, id, seq, player, kind, debit_cents, credit_cents, ticket, at)
+			SELECT kiosk, id, 9, player, kind, debit_cents, credit_cents, ticket, at FROM movements WHERE ticket = $1`, []string{"movement id", "used 2 times"}, 6},
+		{"a hand pay without its payout", `INSERT INTO hand_pays (kiosk, movement, player, ticket, prize_cents, document, checked_by, paid_by, method, reference, at)
+			VALUES ('k1', 'forged', 'ann', $1, 100, 'CNI', 'eve', 'eve', 'virement', '', now())`, []string{"hand pay whose payout"}, 7},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

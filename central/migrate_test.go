@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -110,4 +111,88 @@ func addKioskV2(t *testing.T, a *Admin, id string) Kiosk {
 	}
 	k.URL = a.kioskURL(k.Role, "pw")
 	return k
+}
+
+// Movements a kiosk pushed under schema 14, one of them received months
+// ago, move with 0015 into their months' partitions; the kiosk pushes on
+// into this month's, the next month's is there ahead, and the audit is
+// clean. A movement id used again, stored or earlier in the same push, is
+// refused as the unique key used to refuse it; two movements under one
+// number are refused whole.
+func TestMovementsFromBeforeMigration15(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.DB(t)
+	a, err := OpenAdmin(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if applied, err := migrateTo(ctx, conn, 14); err != nil || len(applied) != 14 {
+		t.Fatalf("schema 14: %v %v", applied, err)
+	}
+	k, err := a.AddKiosk(ctx, "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(ctx, k.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	grant := func(seq uint64, id string) engine.FleetMovement {
+		return engine.FleetMovement{Seq: seq, ID: id, Player: "demo", Kind: engine.LedgerGrant, Credit: 1000, Time: now}
+	}
+	if r, err := c.PushMovements(ctx, []engine.FleetMovement{grant(1, "g1"), grant(2, "g2")}); err != nil || r.Applied != 2 {
+		t.Fatalf("push under schema 14: %+v %v", r, err)
+	}
+	if _, err := conn.Exec(ctx, "UPDATE movements SET received_at = received_at - interval '3 months' WHERE seq = 1"); err != nil {
+		t.Fatal(err)
+	}
+	if applied, err := a.Init(ctx); err != nil || len(applied) == 0 || applied[0] != "0015_movements_by_month.sql" {
+		t.Fatalf("migration from 14: %v %v", applied, err)
+	}
+
+	month := func(d int) string { return "movements_m" + now.AddDate(0, d, 0).Format("200601") }
+	now = now.AddDate(0, 0, -now.Day()+1) // the month's first day, so that AddDate adds whole months
+	held := map[string][]int64{}
+	rows, _ := conn.Query(ctx, "SELECT tableoid::regclass::text, seq FROM movements ORDER BY seq")
+	var part string
+	var seq int64
+	if _, err := pgx.ForEachRow(rows, []any{&part, &seq}, func() error { held[part] = append(held[part], seq); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 2 || !slices.Equal(held[month(-3)], []int64{1}) || !slices.Equal(held[month(0)], []int64{2}) {
+		t.Fatalf("after 0015 the movements are in %v, want seq 1 in %s and 2 in %s", held, month(-3), month(0))
+	}
+	var next bool
+	if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", month(1)).Scan(&next); err != nil || !next {
+		t.Fatalf("next month's partition %s made ahead: %v %v", month(1), next, err)
+	}
+
+	now = time.Now().UTC().Truncate(time.Millisecond)
+	if r, err := c.PushMovements(ctx, []engine.FleetMovement{grant(3, "g3")}); err != nil || r.Applied != 1 {
+		t.Fatalf("push after 0015: %+v %v", r, err)
+	}
+	if rep, err := a.Audit(ctx); err != nil || !rep.OK {
+		t.Fatalf("audit after 0015: %+v %v", rep, err)
+	}
+	r, err := c.PushMovements(ctx, []engine.FleetMovement{grant(4, "g1"), grant(5, "g5"), grant(6, "g5")})
+	if err != nil || r.Applied != 1 || r.Conflicts != 2 {
+		t.Fatalf("ids used again: %+v %v, want 1 applied and 2 refused", r, err)
+	}
+	var reasons []string
+	rows, _ = conn.Query(ctx, "SELECT seq::text || ': ' || reason FROM movement_conflicts ORDER BY seq")
+	if reasons, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil ||
+		!slices.Equal(reasons, []string{"4: movement id already used", "6: movement id already used"}) {
+		t.Fatalf("conflicts %q %v", reasons, err)
+	}
+	if _, err := c.PushMovements(ctx, []engine.FleetMovement{grant(7, "g7"), grant(7, "g8")}); !errors.Is(err, engine.ErrSyncGap) {
+		t.Fatalf("two movements under one number: %v, want %v", err, engine.ErrSyncGap)
+	}
 }
