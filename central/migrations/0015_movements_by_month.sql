@@ -106,6 +106,14 @@ ALTER TABLE movements
 -- partitions ahead, refuses a push that numbers two movements alike, and
 -- refuses an id the kiosk used already (stored, or earlier in the push),
 -- which the unique (kiosk, id) and (kiosk, seq) used to drop.
+--
+-- And each pushed row looks up the movement the kiosk stored under its id,
+-- and its lease, by one probe of an index (a LATERAL … LIMIT 1, which the
+-- planner neither flattens into a join nor hashes): written as EXISTS in a
+-- CASE, the planner may hash every movement the kiosk ever pushed to
+-- answer them, once per push, when its estimates are a fresh partition's,
+-- and a push then costs the kiosk's whole history (make bench's
+-- fleet_block_s went from 55 s to 424 s with such plans).
 CREATE OR REPLACE FUNCTION push_movements(p jsonb)
 RETURNS TABLE (applied bigint, duplicates bigint, conflicts bigint, last_seq bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET lock_timeout = '2s' AS $$
@@ -131,7 +139,7 @@ BEGIN
 	v_room := sf_conflicts_room(k);
 	WITH judged0 AS ( -- 0007's verdicts, and an id used already
 		SELECT x.*, CASE
-			WHEN EXISTS (SELECT 1 FROM movements m WHERE m.kiosk = k AND m.id = x.id AND m.seq = x.seq) THEN 'duplicate'
+			WHEN held.seq = x.seq THEN 'duplicate'
 			WHEN EXISTS (SELECT 1 FROM movement_conflicts c WHERE c.kiosk = k AND c.seq = x.seq) THEN 'duplicate'
 			WHEN x.seq <= v_last THEN 'sequence number already used by another movement'
 			WHEN x.id IS NULL OR x.player IS NULL OR x.at IS NULL OR x.debit_cents IS NULL OR x.credit_cents IS NULL THEN 'incomplete movement'
@@ -143,12 +151,13 @@ BEGIN
 			WHEN x.kind IN ('grant', 'credit') AND (x.credit_cents = 0 OR x.debit_cents <> 0) THEN 'a ' || x.kind || ' that credits nothing'
 			WHEN x.at < now() - st.movement_max_age THEN 'dated too far in the past'
 			WHEN x.at > now() + st.clock_skew THEN 'dated in the future'
-			WHEN coalesce(x.lease, 0) <> 0 AND NOT EXISTS (SELECT 1 FROM leases le WHERE le.id = x.lease AND le.kiosk = k AND le.player = x.player)
-				THEN 'lease not held by this kiosk for this player'
-			WHEN EXISTS (SELECT 1 FROM movements m WHERE m.kiosk = k AND m.id = x.id) THEN 'movement id already used'
+			WHEN coalesce(x.lease, 0) <> 0 AND le.id IS NULL THEN 'lease not held by this kiosk for this player'
+			WHEN held.seq IS NOT NULL THEN 'movement id already used'
 		END AS verdict
 		FROM jsonb_to_recordset(p) AS x(seq bigint, id text, player text, kind text, debit_cents bigint,
 		                                credit_cents bigint, ticket text, at timestamptz, lease bigint, hand jsonb)
+		LEFT JOIN LATERAL (SELECT m.seq FROM movements m WHERE m.kiosk = k AND m.id = x.id ORDER BY m.seq = x.seq DESC LIMIT 1) held ON true
+		LEFT JOIN LATERAL (SELECT l.id FROM leases l WHERE l.id = x.lease AND l.kiosk = k AND l.player = x.player LIMIT 1) le ON true
 	), judged1 AS ( -- an id used earlier in the push
 		SELECT j.seq, j.id, j.player, j.kind, j.debit_cents, j.credit_cents, j.ticket, j.at, j.lease, j.hand,
 		       coalesce(j.verdict, CASE WHEN count(*) FILTER (WHERE j.verdict IS NULL) OVER (PARTITION BY j.id ORDER BY j.seq) > 1
