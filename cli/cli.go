@@ -90,10 +90,14 @@ type call struct {
 	// adoptCounter: recover --override's reason, which accepts data
 	// behind its anchor's counter (engine.Config.AdoptCounter)
 	adoptCounter string
-	svc          *engine.Service                     // needsGame
-	store        *storage.Store                      // needsGame
-	admin        *central.Admin                      // needsCentral
-	pins         func(prompt string) (string, error) // readPIN's reader, made once
+	// drawFirst: the window's selected stake, whose block a lone kiosk's
+	// window draws first, behind the game it serves at once
+	// (engine.Config.DrawFirst)
+	drawFirst engine.Cents
+	svc       *engine.Service                     // needsGame
+	store     *storage.Store                      // needsGame
+	admin     *central.Admin                      // needsCentral
+	pins      func(prompt string) (string, error) // readPIN's reader, made once
 }
 
 // readPIN reads one PIN (see readPINs): every PIN a command asks for comes

@@ -106,6 +106,7 @@ func (c *call) withGame(fleet *engine.FleetConfig, k dataKey, run func(*call) er
 // store's opening overlap; it closes the game once the window is closed.
 func runWindow(c *call, win *windowFlags) error {
 	c.demoOK = !win.terminal // the window makes a new data directory the demo's, a public terminal never
+	c.drawFirst = ui.DefaultStake
 	fleet, closeFleet, err := openFleet(c.ctx, c.conf)
 	if err != nil {
 		return usageError{err}
@@ -337,6 +338,7 @@ var binarySHA256 = sync.OnceValue(func() string {
 func (c *call) engineConfig() (engine.Config, error) {
 	cfg := c.conf.Engine()
 	cfg.DemoOnly = c.key.demo
+	cfg.DrawFirst = c.drawFirst
 	if c.conf.TPM == "" || c.key.demo {
 		return cfg, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -36,14 +37,35 @@ func newLocalBlocks(w *writer, cfg Config) *localBlocks {
 
 // openAll gives every stake its open block (drawn now if the store has
 // none). A stake whose block cannot be drawn now (a full disk) does not stop
-// the terminal: its sales retry, and history stays readable.
-func (b *localBlocks) openAll(ctx context.Context) {
-	b.w.mu.Lock()
-	defer b.w.mu.Unlock()
-	for _, stake := range Stakes {
+// the terminal: its sales retry, and history stays readable. With first (a
+// stake), it returns at once and opens them in the background, first's
+// first: a sale at a stake not open yet takes the writer's lock from it
+// between two stakes and draws its block itself (open).
+func (b *localBlocks) openAll(ctx context.Context, first Cents) {
+	if first == 0 {
+		b.openEach(ctx, Stakes)
+		return
+	}
+	order := append([]Cents{first}, slices.DeleteFunc(slices.Clone(Stakes), func(s Cents) bool { return s == first })...)
+	b.bg.Add(1)
+	go func() {
+		defer b.bg.Done()
+		b.openEach(ctx, order)
+	}()
+}
+
+// openEach opens the stakes in turn, each under the writer's lock.
+func (b *localBlocks) openEach(ctx context.Context, stakes []Cents) {
+	for _, stake := range stakes {
+		b.w.mu.Lock()
+		if b.closing {
+			b.w.mu.Unlock()
+			return
+		}
 		if _, err := b.open(ctx, stake); err != nil && !errors.Is(err, ErrStakeClosed) {
 			b.w.log.Error().Int64("stake", int64(stake)).AnErr("err", err).Msg("no block open")
 		}
+		b.w.mu.Unlock()
 	}
 }
 

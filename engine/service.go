@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -41,6 +42,13 @@ type Config struct {
 	// accepts a counter the data is behind.
 	Counter      Counter
 	AdoptCounter string
+	// DrawFirst, a stake, serves a lone kiosk's game before its blocks are
+	// drawn: NewService returns at once and the blocks the store lacks are
+	// drawn in the background, this stake's first (the window's selected
+	// one); a sale at a stake whose block is not drawn yet waits for it,
+	// then sells. Zero: NewService draws them before it returns (the
+	// commands, which list and audit the blocks they open).
+	DrawFirst Cents
 }
 
 // DefaultConfig is emission 1 with 10 blocks per stake and 100,00 € of demo funds.
@@ -58,6 +66,8 @@ func (c Config) check() error {
 		return fmt.Errorf("%w: %d blocks per stake (1 to 9999)", ErrBadConfig, c.BlocksPerStake)
 	case c.DemoFunds < 0 || c.DemoFunds > MaxAmount:
 		return fmt.Errorf("%w: demo funds %s", ErrBadConfig, c.DemoFunds)
+	case c.DrawFirst != 0 && !slices.Contains(Stakes, c.DrawFirst):
+		return fmt.Errorf("%w: blocks drawn first at a stake of %s, which is not sold", ErrBadConfig, c.DrawFirst)
 	}
 	if c.Protection != (Protection{}) {
 		return c.Protection.Check()
@@ -140,7 +150,7 @@ func NewService(ctx context.Context, store Store, cfg Config, log zerolog.Logger
 	if s.Fleet != nil {
 		s.Fleet.loop.start(ctx)
 	} else if err == nil {
-		s.Sales.blocks.openAll(ctx)
+		s.Sales.blocks.openAll(ctx, cfg.DrawFirst)
 	}
 	return s, nil
 }

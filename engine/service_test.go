@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -621,5 +623,73 @@ func customers(t testing.TB, s *engine.Service, names ...string) {
 		if err := engine.Customer(s, n); err != nil {
 			t.Fatalf("account for %s: %v", n, err)
 		}
+	}
+}
+
+// A window's game is served before its blocks are drawn (Config.DrawFirst):
+// they are drawn behind it, the selected stake's first, and a sale at any
+// stake right away waits for its block, then sells, never an error.
+// Closing waits for the drawing: the store then holds an open and a spare
+// block per stake. A stake that is not sold cannot be drawn first.
+func TestSaleWaitsForItsBlockDrawnBehind(t *testing.T) {
+	cfg := engine.DefaultConfig()
+	cfg.BlocksPerStake = 2
+	cfg.DrawFirst = 100
+	var logged bytes.Buffer
+	st := memstore.New()
+	s, err := engine.NewService(ctx, st, cfg, zerolog.New(zerolog.SyncWriter(&logged)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stake := range []engine.Cents{200, 50, 100} {
+		if sale := sell(t, s, engine.DemoPlayer, stake, 1)[0]; sale.Ticket.Block != (engine.BlockRef{Emission: 1, Stake: stake, Number: 1}) || sale.Ticket.Index != 0 {
+			t.Fatalf("the first sale at %s: %s", stake, sale.Ticket)
+		}
+	}
+	mustAudit(t, s)
+	s.Close()
+	if blocks, _ := s.Blocks(ctx); len(blocks) != 6 {
+		t.Fatalf("%d blocks after close: want an open and a spare block per stake", len(blocks))
+	}
+
+	cfg.DrawFirst = 0
+	var quiet bytes.Buffer
+	s, err = engine.NewService(ctx, memstore.New(), cfg, zerolog.New(zerolog.SyncWriter(&quiet)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	first := func(log string) string {
+		for line := range strings.Lines(log) {
+			var e struct{ Block, Message string }
+			if json.Unmarshal([]byte(line), &e) == nil && e.Message == "block generated" {
+				return e.Block
+			}
+		}
+		return ""
+	}
+	if got := first(quiet.String()); got != "01-050-0001" {
+		t.Fatalf("without DrawFirst the first block drawn is %q, want the first stake's", got)
+	}
+	logged.Reset()
+	cfg.DrawFirst = 200
+	s, err = engine.NewService(ctx, memstore.New(), cfg, zerolog.New(zerolog.SyncWriter(&logged)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closed at once, it would draw nothing: closing starts no more work.
+	for deadline := time.Now().Add(time.Minute); len(s.Sales.OpenBlocks()) < len(engine.Stakes); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the blocks drawn behind: %v after a minute", s.Sales.OpenBlocks())
+		}
+	}
+	s.Close()
+	if got := first(logged.String()); got != "01-200-0001" {
+		t.Fatalf("with DrawFirst 2,00 € the first block drawn is %q", got)
+	}
+
+	cfg.DrawFirst = 75
+	if _, err := engine.NewService(ctx, memstore.New(), cfg, zerolog.Nop()); !errors.Is(err, engine.ErrBadConfig) {
+		t.Fatalf("blocks drawn first at 0,75 €: %v, want ErrBadConfig", err)
 	}
 }

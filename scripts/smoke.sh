@@ -30,8 +30,10 @@ for _ in $(seq 1 120); do
 done
 [ -n "$wid" ] || fail "no window titled 'Star Fortune' after 60 s"
 key() { xdotool key --window "$wid" "$1"; sleep "$2"; }
-# The window maps at once; the game opens once a new directory's blocks are
-# drawn (a few seconds, more on a loaded machine): keys before it are lost.
+# The window maps at once; the game opens behind it (the key's derivation,
+# the store; a new directory's blocks are drawn after, the selected stake's
+# first, and JOUER waits for its block): keys before the game is open are
+# lost.
 for _ in $(seq 1 120); do
 	grep -q '"demo wallet opened"' "$tmp/data/logs/starfortune.log" 2>/dev/null && break
 	sleep 0.5

@@ -92,6 +92,10 @@ func NewKiosk(a fyne.App, g Game, o Options) *Kiosk {
 	return k
 }
 
+// DefaultStake is the stake the window selects when it opens (1 €): a
+// lone kiosk draws its block first (engine.Config.DrawFirst).
+var DefaultStake = engine.Stakes[1]
+
 // newKiosk builds the window without its game: Run builds it while the
 // store opens.
 func newKiosk(a fyne.App, o Options) *Kiosk {
@@ -99,7 +103,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
 	// Busy until the game is attached: the board shows, play waits.
-	k := &Kiosk{app: a, opts: o, player: o.Player, stake: engine.Stakes[1], Speed: 1, pages: newPager(), busy: true}
+	k := &Kiosk{app: a, opts: o, player: o.Player, stake: DefaultStake, Speed: 1, pages: newPager(), busy: true}
 	k.ctx, k.stop = context.WithCancel(context.Background())
 	name := "Star Fortune"
 	if o.KioskID != "" {
