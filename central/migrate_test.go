@@ -19,20 +19,7 @@ import (
 // the fleet view like a kiosk added after it; the old heartbeat() is gone.
 func TestKioskFromBeforeMigration3(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.DB(t)
-	a, err := OpenAdmin(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if applied, err := migrateTo(ctx, conn, 2); err != nil || len(applied) != 2 {
-		t.Fatalf("schema 2: %v %v", applied, err)
-	}
+	a, conn := centralAt(t, 2)
 	old := addKioskV2(t, a, "old")
 	ms, err := migrations()
 	if err != nil {
@@ -121,20 +108,7 @@ func addKioskV2(t *testing.T, a *Admin, id string) Kiosk {
 // number are refused whole.
 func TestMovementsFromBeforeMigration15(t *testing.T) {
 	ctx := context.Background()
-	url := pgtest.DB(t)
-	a, err := OpenAdmin(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if applied, err := migrateTo(ctx, conn, 14); err != nil || len(applied) != 14 {
-		t.Fatalf("schema 14: %v %v", applied, err)
-	}
+	a, conn := centralAt(t, 14)
 	k, err := a.AddKiosk(ctx, "k1")
 	if err != nil {
 		t.Fatal(err)
@@ -195,4 +169,26 @@ func TestMovementsFromBeforeMigration15(t *testing.T) {
 	if _, err := c.PushMovements(ctx, []engine.FleetMovement{grant(7, "g7"), grant(7, "g8")}); !errors.Is(err, engine.ErrSyncGap) {
 		t.Fatalf("two movements under one number: %v, want %v", err, engine.ErrSyncGap)
 	}
+}
+
+// centralAt is a new central's owner at schema n (its first n
+// migrations), and a connection to its database.
+func centralAt(t *testing.T, n int) (*Admin, *pgx.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	url := pgtest.DB(t)
+	a, err := OpenAdmin(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(ctx) })
+	if applied, err := migrateTo(ctx, conn, n); err != nil || len(applied) != n {
+		t.Fatalf("schema %d: %v %v", n, applied, err)
+	}
+	return a, conn
 }
