@@ -291,15 +291,15 @@ type window struct {
 	t       *testing.T
 	card    *alsafile.Card
 	game    *exec.Cmd
-	out     *strings.Builder
+	out     *safeBuffer
 	display string
 	wid     string
 }
 
 // openWindow starts the game on data with the settings file conf ("" for
-// none), on an Xvfb display of its own, and waits for its window and its
-// sound device.
-func openWindow(t *testing.T, bin, data, conf string) *window {
+// none) and the environment's variables env beside the test's, on an Xvfb
+// display of its own, and waits for its window and its sound device.
+func openWindow(t *testing.T, bin, data, conf string, env ...string) *window {
 	t.Helper()
 	home := t.TempDir()
 	card, err := alsafile.New(home, sound.Rate)
@@ -318,9 +318,9 @@ func openWindow(t *testing.T, bin, data, conf string) *window {
 		}
 		args = append(args, "--config", path)
 	}
-	out := &strings.Builder{}
+	out := &safeBuffer{}
 	game := exec.Command(bin, args...)
-	game.Env = append(os.Environ(), "HOME="+home, "DISPLAY="+display, "LANG=C.UTF-8")
+	game.Env = append(append(os.Environ(), "HOME="+home, "DISPLAY="+display, "LANG=C.UTF-8"), env...)
 	game.Stdout, game.Stderr = out, out
 	if err := game.Start(); err != nil {
 		t.Fatal(err)
