@@ -36,11 +36,7 @@ import (
 // game's window, and the screen differs; Escape then leaves the pad up or
 // closes it, and opens nothing.
 func TestNothingBehindTheGame(t *testing.T) {
-	for _, tool := range []string{"Xvfb", "xinit", "xauth", "xdotool", "xwininfo", "import", "compare"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing(t, tool+" (scripts/deps.sh --window installs it)")
-		}
-	}
+	needTools(t, "Xvfb", "xinit", "xauth", "xdotool", "xwininfo", "import", "compare")
 	if testing.Short() {
 		t.Skip("-short: the session takes about half a minute")
 	}

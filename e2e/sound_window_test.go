@@ -37,11 +37,7 @@ import (
 // offers it at start): units are drawn at random, so playing one in the
 // window would win only one time in four.
 func TestSoundInTheRealWindow(t *testing.T) {
-	for _, tool := range []string{"Xvfb", "xdotool", "sox"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing(t, tool+" (scripts/deps.sh --window installs it)")
-		}
-	}
+	needTools(t, "Xvfb", "xdotool", "sox")
 	if testing.Short() {
 		t.Skip("-short: the real window takes about a minute")
 	}
@@ -204,6 +200,17 @@ func TestSoundInTheRealWindow(t *testing.T) {
 			t.Errorf("muted, yet the recording peaks at %.3f", peak)
 		}
 	})
+}
+
+// needTools fails or skips the test (missing) unless every one of tools,
+// which scripts/deps.sh --window installs, is on the PATH.
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing(t, tool+" (scripts/deps.sh --window installs it)")
+		}
+	}
 }
 
 // missing fails the test when CI runs it (a capability it needs is not

@@ -103,11 +103,7 @@ func TestFleetKioskStopsInTimeWhileTheCentralHangs(t *testing.T) {
 // its central hangs in the middle of a sync round: it exits within
 // stopBound.
 func TestFleetWindowStopsInTimeWhileTheCentralHangs(t *testing.T) {
-	for _, tool := range []string{"Xvfb"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing(t, tool+" (scripts/deps.sh --window installs it)")
-		}
-	}
+	needTools(t, "Xvfb")
 	cluster := pgtest.Need(t)
 	db := fleetCentral(t, 100)
 	k := newKioskProc(t, db, "k1")

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +14,7 @@ import (
 // idle, then while a puck falls, collects a few times at most: it
 // allocates little once up.
 func TestWindowHeapLimitLeavesRoom(t *testing.T) {
-	for _, tool := range []string{"Xvfb", "xdotool"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing(t, tool+" (scripts/deps.sh --window installs it)")
-		}
-	}
+	needTools(t, "Xvfb", "xdotool")
 	if testing.Short() {
 		t.Skip("-short: the real window takes about half a minute")
 	}
