@@ -22,6 +22,15 @@ import (
 // DefaultPackSize is the units per pack unless the emission says otherwise.
 const DefaultPackSize = 1000
 
+// MinPackSize is the fewest units per pack: a block's packs are numbered on
+// five digits (P00001 to P99999), and a block of 850 000 units needs at
+// most 99 999 packs. The most is engine.MaxPackSize, what a kiosk holds.
+const MinPackSize = (engine.BlockSize + 99_998) / 99_999
+
+// maxPackSize is engine.MaxPackSize; the central's own tests raise it
+// (export_test.go), to close a block in a claim or two.
+var maxPackSize = engine.MaxPackSize
+
 // Admin is the operator's side of the central, connected as the role that
 // owns the schema (the one that ran Init).
 type Admin struct {
@@ -119,8 +128,8 @@ func (a *Admin) CreateEmission(ctx context.Context, stake engine.Cents, n, packS
 	if packSize == 0 {
 		packSize = DefaultPackSize
 	}
-	if packSize < 1 || packSize > engine.BlockSize {
-		return Emission{}, fmt.Errorf("central: pack size %d: want 1 to %d", packSize, engine.BlockSize)
+	if packSize < MinPackSize || packSize > maxPackSize {
+		return Emission{}, fmt.Errorf("central: pack size %d: want %d to %d", packSize, MinPackSize, maxPackSize)
 	}
 	em := Emission{StakeCents: int64(stake), PackSize: packSize}
 	err := pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {

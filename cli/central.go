@@ -58,7 +58,7 @@ func centralInit(c *call) error {
 func centralEmissionFlags(fs *flag.FlagSet) func(*call) error {
 	stakeArg := fs.String("stake", "", "required: the stake in `EUROS`: 0.5 (or 0,50), 1 or 2")
 	blocks := fs.Int("blocks", 0, "required: `N` blocks")
-	packSize := fs.Int("pack-size", central.DefaultPackSize, "`P` units per pack")
+	packSize := fs.Int("pack-size", central.DefaultPackSize, "`P` units per pack, 9 to 10 000 (what a kiosk holds)")
 	return func(c *call) error { return centralEmission(c, *stakeArg, *blocks, *packSize) }
 }
 

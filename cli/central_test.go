@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -49,6 +50,13 @@ func TestCentralCommandLine(t *testing.T) {
 	var em central.Emission
 	if err := json.Unmarshal([]byte(mustCentral("emission", "create", "--stake", "0,50", "--blocks", "1", "--pack-size", "100", "--json")), &em); err != nil || len(em.Roots) != 1 || em.PackSize != 100 {
 		t.Fatalf("emission: %+v %v", em, err)
+	}
+	// A pack a kiosk could not hold, or more packs than a block numbers.
+	for _, size := range []string{"10001", "850000", "8"} {
+		if _, errOut, code := centralCLI(t, db, "emission", "create", "--stake", "1", "--blocks", "1", "--pack-size", size); code != 1 ||
+			!strings.Contains(errOut, "pack size "+size+": want 9 to 10000") {
+			t.Errorf("emission with packs of %s: %d %q", size, code, errOut)
+		}
 	}
 	for _, bad := range [][]string{{"emission", "create", "--stake", "3", "--blocks", "1"}, {"emission", "create", "--stake", "1"},
 		{"kiosk", "add"}, {"pack", "void", "X"}, {"frobnicate"}} {
@@ -148,7 +156,7 @@ func TestCentralCommandLine(t *testing.T) {
 func TestCentralClosedBlockVerifies(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.DB(t)
-	for _, args := range [][]string{{"init"}, {"emission", "create", "--stake", "1", "--blocks", "1", "--pack-size", "850000"}} {
+	for _, args := range [][]string{{"init"}, {"emission", "create", "--stake", "1", "--blocks", "1", "--pack-size", "10000"}} {
 		if _, errOut, code := centralCLI(t, db, args...); code != 0 {
 			t.Fatalf("central %v: %s", args, errOut)
 		}
@@ -167,9 +175,14 @@ func TestCentralClosedBlockVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p, err := c.ClaimPack(ctx, 100) // the whole block in one pack
+	p, err := c.ClaimPack(ctx, 100) // the block's first 10 000 units
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := 2; i <= 85; i++ { // the other packs, never claimed, voided: the block closes with this one's void below
+		if err := a.VoidPack(ctx, fmt.Sprintf("%s-P%05d", p.Block, i), "not sold"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var sales []engine.FleetSale
 	for i := range uint32(5) {

@@ -47,6 +47,9 @@ var (
 	// the same entry with another hash): its history was rolled back or
 	// rewritten. The kiosk stops selling; the central's audit lists it.
 	ErrJournalBehind = errors.New("fleet: the journal is behind the head the central anchored for this kiosk")
+	// ErrPackTooBig: the central handed out a pack of more units than a
+	// kiosk holds (MaxPackSize); nothing of it is kept.
+	ErrPackTooBig = errors.New("fleet: pack larger than a kiosk holds")
 )
 
 // Pack is a range of positions [First, First+Count) of one block, handed to
@@ -61,6 +64,12 @@ type Pack struct {
 	Proof  []Hash // RangeProofNodes(First, First+Count, Size) hashes
 	Root   Hash   // the block's published commitment
 }
+
+// MaxPackSize is the most units a pack may hold: a kiosk stores a pack it
+// claims in one transaction, which its store refuses above about 17 000
+// units (36 bytes each, its salt and outcome), and keeps it in memory while
+// it sells from it. The central cuts no larger pack; a kiosk refuses one.
+const MaxPackSize = 10_000
 
 // Count is the number of units in the pack.
 func (p Pack) Count() uint32 { return uint32(len(p.Units) / UnitSize) }

@@ -58,6 +58,11 @@ func (f *Fleet) claim(ctx context.Context) (refused bool, err error) {
 // position next on. Nothing of a pack that fails its proof is kept. took
 // is how long the central took to send it (the log's ms).
 func (f *Fleet) accept(ctx context.Context, p Pack, next uint32, took time.Duration) error {
+	if p.Count() > MaxPackSize {
+		f.w.log.Error().Str("pack", p.Serial).Uint32("count", p.Count()).Msg("pack refused: more units than a kiosk holds")
+		return fmt.Errorf("pack %s refused: %d units, a kiosk holds packs of at most %d (the emission's --pack-size): %w",
+			p.Serial, p.Count(), MaxPackSize, ErrPackTooBig)
+	}
 	if err := p.Verify(); err != nil {
 		f.w.log.Error().Str("pack", p.Serial).AnErr("err", err).Msg("pack refused: its proof does not lead to the block's root")
 		return fmt.Errorf("pack %s refused: %w", p.Serial, err)

@@ -25,6 +25,7 @@ type memCentral struct {
 	levels   [][]engine.Hash
 	next     uint32
 	packs    int
+	packSize uint32 // units per pack
 	movSeq   uint64
 	moves    []engine.FleetMovement
 	down     bool // unreachable
@@ -60,7 +61,7 @@ var memBlock = sync.OnceValues(func() (*engine.Block, [][]engine.Hash) {
 
 func newMemCentral() *memCentral {
 	b, levels := memBlock()
-	return &memCentral{block: b, levels: levels, size: 500, ttl: time.Hour, accounts: map[engine.Card]*memAccount{}, leases: map[int64]*memLease{}}
+	return &memCentral{block: b, levels: levels, packSize: 100, size: 500, ttl: time.Hour, accounts: map[engine.Card]*memAccount{}, leases: map[int64]*memLease{}}
 }
 
 var errDown = fmt.Errorf("%w: the test cut the network", engine.ErrCentralUnavailable)
@@ -81,7 +82,7 @@ func (c *memCentral) ClaimPack(_ context.Context, stake engine.Cents) (engine.Pa
 	if stake != c.block.Ref.Stake {
 		return engine.Pack{}, engine.ErrNoPack
 	}
-	const n = 100
+	n := c.packSize
 	first := c.next
 	c.next += n
 	c.packs++
@@ -89,7 +90,7 @@ func (c *memCentral) ClaimPack(_ context.Context, stake engine.Cents) (engine.Pa
 	p := engine.Pack{Serial: fmt.Sprintf("%s-P%05d", c.block.Ref, c.packs), Block: c.block.Ref, Size: engine.BlockSize, First: first,
 		Units: c.block.Units[first*engine.UnitSize : (first+n)*engine.UnitSize], Root: c.block.Commitment,
 		Proof: engine.RangeProof(c.levels, uint64(first), uint64(first+n))}
-	for i := range uint32(n) {
+	for i := range n {
 		p.Salts = append(p.Salts, s.Salt(first+i))
 	}
 	return p, nil
@@ -411,6 +412,27 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 10 s: %s", what)
 		}
+	}
+}
+
+// TestFleetPackTooBigRefused: a pack of more units than a kiosk holds
+// (its store takes a pack in one transaction) is refused whole, with a
+// clear error, and nothing of it is kept; a pack of MaxPackSize sells.
+func TestFleetPackTooBigRefused(t *testing.T) {
+	mem := newMemCentral()
+	mem.packSize = engine.MaxPackSize + 1
+	s := fleetKiosk(t, mem)
+	if _, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1, Picks: picks, Actor: "test"}); !errors.Is(err, engine.ErrPackTooBig) {
+		t.Fatalf("a sale from a pack of %d units: %v, want ErrPackTooBig", mem.packSize, err)
+	}
+	mem.set(func() { mem.packSize = engine.MaxPackSize })
+	eventually(t, "a sale from a pack of MaxPackSize", func() bool {
+		_, err := s.Sell(ctx, engine.SellRequest{Player: engine.DemoPlayer, Stake: 50, Count: 1, Picks: picks, Actor: "test"})
+		return err == nil
+	})
+	st, err := s.Fleet.Status(ctx)
+	if err != nil || len(st.Packs) != 1 || st.Packs[0].Count != engine.MaxPackSize {
+		t.Fatalf("packs held: %+v %v, want the one of %d units", st.Packs, err, engine.MaxPackSize)
 	}
 }
 
