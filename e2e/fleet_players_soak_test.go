@@ -171,9 +171,9 @@ func TestFleetPlayersHopBetweenKiosks(t *testing.T) {
 	held := centralSales(t, db)
 	for _, kp := range kiosks {
 		kp.mu.Lock()
-		for ticket, s := range kp.printed {
-			if prize, ok := held[kp.id][ticket]; !ok || prize != s.PrizeCents {
-				t.Fatalf("kiosk %s printed %s (prize %d): at the central %v (prize %d)", kp.id, ticket, s.PrizeCents, ok, prize)
+		for ticket, printed := range kp.printed {
+			if prize, ok := held[kp.id][ticket]; !ok || prize != printed {
+				t.Fatalf("kiosk %s printed %s (prize %d): at the central %v (prize %d)", kp.id, ticket, printed, ok, prize)
 			}
 		}
 		sold += len(kp.printed)

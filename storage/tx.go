@@ -261,22 +261,50 @@ func ledgerEntry(player string, seq uint64, item *badger.Item, fn func(engine.Le
 // errEnd stops a scan at the end of a range; scan turns it into nil.
 var errEnd = errors.New("end of range")
 
+// Reveal reads tk's reveal from its batch's 'R' value first, where units
+// sold by batch keep theirs (a push reads one per sale), else from its own
+// key (a unit played on the board): a unit's reveal is under one of the
+// two, never both.
 func (t *tx) Reveal(tk engine.Ticket) (engine.Reveal, bool, error) {
 	var rv engine.Reveal
-	ok, err := t.get(revealKey(tk), &rv)
+	ok, err := t.groupReveal(tk, &rv)
 	if err == nil && !ok {
-		var group []byte
-		if group, ok, err = t.revealGroup(tk); ok {
-			at := int(tk.Index%revealGroup) * 4
-			if ok = [4]byte(group[at:at+4]) != absentReveal; ok {
-				err = rv.UnmarshalBinary(group[at : at+4])
-			}
-		}
+		ok, err = t.get(revealKey(tk), &rv)
 	}
 	if err != nil {
 		return engine.Reveal{}, false, fmt.Errorf("reveal of %s: %w", tk, err)
 	}
 	return rv, ok, nil
+}
+
+// groupReveal reads tk's slot of its 'R' value, in place: false when there
+// is no such value or the slot is empty.
+func (t *tx) groupReveal(tk engine.Ticket, rv *engine.Reveal) (ok bool, err error) {
+	item, err := t.txn.Get(revealGroupKey(tk))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, storageErr("read", err)
+	}
+	err = item.Value(func(group []byte) error {
+		if err := checkRevealGroup(group); err != nil {
+			return err
+		}
+		at := int(tk.Index%revealGroup) * 4
+		if ok = [4]byte(group[at:at+4]) != absentReveal; ok {
+			return rv.UnmarshalBinary(group[at : at+4])
+		}
+		return nil
+	})
+	return ok, err
+}
+
+func checkRevealGroup(group []byte) error {
+	if len(group) != 4*revealGroup {
+		return fmt.Errorf("%w: reveals of %d bytes", engine.ErrCorrupt, len(group))
+	}
+	return nil
 }
 
 // revealGroup is a copy of the 'R' value holding tk's reveal, if there is
@@ -289,8 +317,8 @@ func (t *tx) revealGroup(tk engine.Ticket) (group []byte, ok bool, err error) {
 	if err != nil {
 		return nil, false, storageErr("read", err)
 	}
-	if group, err = item.ValueCopy(nil); err == nil && len(group) != 4*revealGroup {
-		err = fmt.Errorf("%w: reveals of %d bytes", engine.ErrCorrupt, len(group))
+	if group, err = item.ValueCopy(nil); err == nil {
+		err = checkRevealGroup(group)
 	}
 	return group, err == nil, err
 }
