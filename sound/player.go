@@ -33,15 +33,25 @@ type Player struct {
 	mute    atomic.Bool
 	attract bool
 
-	ticks   [tickSteps]Sound
-	landing Sound
-	bonus   Sound
-	reveal  Sound
-	press   Sound
-	chime   Sound
+	sounds func() *bank // synthesized once, behind the window's first frame
 
 	mu      sync.Mutex
 	results map[int64]Sound
+}
+
+// bank is the game's sounds, but the results' (synthesized at their first
+// use): about 17 ms of synthesis.
+type bank struct {
+	ticks                                [tickSteps]Sound
+	landing, bonus, reveal, press, chime Sound
+}
+
+func synthesize() *bank {
+	b := &bank{landing: Landing(), bonus: Bonus(), reveal: Reveal(), press: Press(), chime: Attract()}
+	for i := range b.ticks {
+		b.ticks[i] = Tick(SlowPeg + (FastPeg-SlowPeg)*float64(i)/(tickSteps-1))
+	}
+	return b
 }
 
 // tickSteps is how many peg ticks, from slow to fast, are synthesized once.
@@ -95,11 +105,8 @@ func Open(s Settings, log zerolog.Logger) *Player {
 // NewSilent returns a player that synthesizes and mixes but plays nowhere:
 // Mixer gives its stream. Tests use it; Open starts from it.
 func NewSilent(s Settings) *Player {
-	p := &Player{mixer: NewMixer(), attract: s.Attract, results: map[int64]Sound{}}
-	for i := range p.ticks {
-		p.ticks[i] = Tick(SlowPeg + (FastPeg-SlowPeg)*float64(i)/(tickSteps-1))
-	}
-	p.landing, p.bonus, p.reveal, p.press, p.chime = Landing(), Bonus(), Reveal(), Press(), Attract()
+	p := &Player{mixer: NewMixer(), attract: s.Attract, results: map[int64]Sound{}, sounds: sync.OnceValue(synthesize)}
+	go p.sounds() // while the window starts: a sound asked for sooner waits for them
 	p.SetVolume(s.Volume)
 	p.SetMuted(s.Mute)
 	return p
@@ -138,25 +145,25 @@ func (p *Player) play(s Sound) {
 // Peg plays a peg hit by the puck at speed, in board lengths per second.
 func (p *Player) Peg(speed float64) {
 	i := int(math.Round(pegLevel(speed) * (tickSteps - 1)))
-	p.play(p.ticks[i])
+	p.play(p.sounds().ticks[i])
 }
 
 // Land plays the puck landing.
-func (p *Player) Land() { p.play(p.landing) }
+func (p *Player) Land() { p.play(p.sounds().landing) }
 
 // Bonus plays the BONUS step appearing.
-func (p *Player) Bonus() { p.play(p.bonus) }
+func (p *Player) Bonus() { p.play(p.sounds().bonus) }
 
 // Reveal plays GO revealing a BONUS sum.
-func (p *Player) Reveal() { p.play(p.reveal) }
+func (p *Player) Reveal() { p.play(p.sounds().reveal) }
 
 // Press plays the JOUER button.
-func (p *Player) Press() { p.play(p.press) }
+func (p *Player) Press() { p.play(p.sounds().press) }
 
 // Attract plays the attract screen's chime, if the settings allow it.
 func (p *Player) Attract() {
 	if p.attract {
-		p.play(p.chime)
+		p.play(p.sounds().chime)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/lang"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"starfortune/engine"
@@ -102,6 +103,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 	o = o.withDefaults()
 	loadTranslations(o.Language)
 	a.Settings().SetTheme(newStarTheme())
+	fonts := warmFonts()
 	// Busy until the game is attached: the board shows, play waits.
 	k := &Kiosk{app: a, opts: o, player: o.Player, stake: DefaultStake, Speed: 1, pages: newPager(), busy: true}
 	k.ctx, k.stop = context.WithCancel(context.Background())
@@ -110,6 +112,7 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 		name += " — " + o.KioskID
 	}
 	k.win = a.NewWindow(name)
+	<-fonts
 
 	k.board = NewBoard(k.stake)
 	k.board.OnPick = k.Pick
@@ -160,6 +163,22 @@ func newKiosk(a fyne.App, o Options) *Kiosk {
 		k.win.SetCloseIntercept(k.askToClose)
 	}
 	return k
+}
+
+// warmFonts parses the fonts of the window's text styles on a goroutine of
+// its own, while the window is made (GLFW's start): the first text measured
+// in a style parses its font and looks up the system's fallback for the
+// locale's language, about 40 ms at the first start of the window, on the
+// way to its first frame. The channel is closed when they are parsed.
+func warmFonts() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, style := range []fyne.TextStyle{{}, {Bold: true}} {
+			fyne.MeasureText("0", theme.TextSize(), style)
+		}
+	}()
+	return done
 }
 
 // setPortrait arranges the side panel for the window's shape.

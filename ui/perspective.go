@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"runtime"
+	"sync"
 
 	"fyne.io/fyne/v2"
 
@@ -117,7 +119,7 @@ func (b *backdrop) generate(w, h int, scale float32) image.Image {
 		n1x[x] = math.Exp(-(fx - 0.18) * (fx - 0.18) / 0.02)
 		n2x[x] = math.Exp(-(fx - 0.85) * (fx - 0.85) / 0.03)
 	}
-	for y := 0; y < h; y++ {
+	paintRow := func(y int) {
 		fy := float64(y) / float64(h)
 		n1y := math.Exp(-(fy - 0.25) * (fy - 0.25) / 0.05)
 		n2y := math.Exp(-(fy - 0.7) * (fy - 0.7) / 0.04)
@@ -162,6 +164,18 @@ func (b *backdrop) generate(w, h int, scale float32) image.Image {
 			pix[x*4+3] = 255
 		}
 	}
+	// The rows in bands, one per core: the window's first frame waits
+	// for them.
+	bands := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for band := range bands {
+		wg.Go(func() {
+			for y := band * h / bands; y < (band+1)*h/bands; y++ {
+				paintRow(y)
+			}
+		})
+	}
+	wg.Wait()
 	for _, s := range b.stars {
 		cx, cy := s.x*float64(w), s.y*float64(h)
 		p := pr.unproject(float32(cx), float32(cy))
