@@ -25,11 +25,16 @@ import (
 func Run(ctx context.Context, o Options, open func(t Terminal)) error {
 	a := app.NewWithID("fr.starfortune.kiosk")
 	k := newKiosk(a, o)
-	// Fyne paints the board once as the window is made, before the GL
-	// context exists: the first paint that counts is the one after start.
+	// Fyne paints the board once as the window is made, before it is on
+	// the screen, and again at the size the screen gives it, after the
+	// app's start: the game opens after that frame (fyne.Do runs once it is
+	// presented), or 200 ms after the start when no such frame comes (the
+	// window was shown at its size).
 	shown := make(chan struct{})
+	show := sync.OnceFunc(func() { close(shown) })
 	a.Lifecycle().SetOnStarted(func() {
-		k.board.painted = sync.OnceFunc(func() { close(shown) })
+		k.board.painted = func() { fyne.Do(show) }
+		time.AfterFunc(200*time.Millisecond, show)
 	})
 	go func() {
 		select {
