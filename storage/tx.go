@@ -280,17 +280,7 @@ func (t *tx) Reveal(tk engine.Ticket) (engine.Reveal, bool, error) {
 // groupReveal reads tk's slot of its 'R' value, in place: false when there
 // is no such value or the slot is empty.
 func (t *tx) groupReveal(tk engine.Ticket, rv *engine.Reveal) (ok bool, err error) {
-	item, err := t.txn.Get(revealGroupKey(tk))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, storageErr("read", err)
-	}
-	err = item.Value(func(group []byte) error {
-		if err := checkRevealGroup(group); err != nil {
-			return err
-		}
+	_, err = t.readRevealGroup(tk, func(group []byte) error {
 		at := int(tk.Index%revealGroup) * 4
 		if ok = [4]byte(group[at:at+4]) != absentReveal; ok {
 			return rv.UnmarshalBinary(group[at : at+4])
@@ -300,27 +290,32 @@ func (t *tx) groupReveal(tk engine.Ticket, rv *engine.Reveal) (ok bool, err erro
 	return ok, err
 }
 
-func checkRevealGroup(group []byte) error {
-	if len(group) != 4*revealGroup {
-		return fmt.Errorf("%w: reveals of %d bytes", engine.ErrCorrupt, len(group))
-	}
-	return nil
-}
-
 // revealGroup is a copy of the 'R' value holding tk's reveal, if there is
 // one.
 func (t *tx) revealGroup(tk engine.Ticket) (group []byte, ok bool, err error) {
+	ok, err = t.readRevealGroup(tk, func(g []byte) error {
+		group = bytes.Clone(g)
+		return nil
+	})
+	return group, ok && err == nil, err
+}
+
+// readRevealGroup passes the 'R' value holding tk's reveal, checked, to fn
+// (valid only during the call), and says whether there is one.
+func (t *tx) readRevealGroup(tk engine.Ticket, fn func(group []byte) error) (bool, error) {
 	item, err := t.txn.Get(revealGroupKey(tk))
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, false, nil
+		return false, nil
 	}
 	if err != nil {
-		return nil, false, storageErr("read", err)
+		return false, storageErr("read", err)
 	}
-	if group, err = item.ValueCopy(nil); err == nil {
-		err = checkRevealGroup(group)
-	}
-	return group, err == nil, err
+	return true, item.Value(func(group []byte) error {
+		if len(group) != 4*revealGroup {
+			return fmt.Errorf("%w: reveals of %d bytes", engine.ErrCorrupt, len(group))
+		}
+		return fn(group)
+	})
 }
 
 func (t *tx) PutCursor(ref engine.BlockRef, c engine.Cursor) error {
