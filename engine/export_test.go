@@ -45,3 +45,38 @@ type OutEntry = outEntry
 func (o outEntry) Encode() []byte { return o.encode() }
 
 var DecodeOutEntry = decodeOutEntry
+
+// Queued is the numbers of the movements the writer's queue holds for the
+// next push (fleet_sync.go).
+func Queued(s *Service) []uint64 {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	var seqs []uint64
+	for _, it := range s.w.queue.items {
+		seqs = append(seqs, it.seq)
+	}
+	return seqs
+}
+
+// Outbox is every movement of a fleet kiosk's outbox, and the sales among
+// them, as a push sends them, read back from the store.
+func Outbox(s *Service) (moves []FleetMovement, sales []FleetSale, err error) {
+	s.w.mu.Lock()
+	ranges := s.Fleet.hand.ranges()
+	s.w.mu.Unlock()
+	err = s.w.view(context.Background(), func(tx ReadTx) error {
+		st, err := readFleetState(tx)
+		for seq := uint64(1); err == nil && seq <= st.MovSeq; seq++ {
+			var it outItem
+			if it, err = readOutItem(tx, seq); err == nil {
+				m, s := it.fleet(ranges)
+				moves = append(moves, m)
+				if s != nil {
+					sales = append(sales, *s)
+				}
+			}
+		}
+		return err
+	})
+	return moves, sales, err
+}

@@ -28,6 +28,7 @@ type memCentral struct {
 	packSize uint32 // units per pack
 	movSeq   uint64
 	moves    []engine.FleetMovement
+	sales    []engine.FleetSale
 	down     bool // unreachable
 	size     engine.Cents
 	ttl      time.Duration
@@ -100,10 +101,18 @@ func (c *memCentral) FetchPack(context.Context, string) (engine.Pack, error) {
 	return engine.Pack{}, engine.ErrPackState
 }
 
-func (c *memCentral) PushSales(_ context.Context, s []engine.FleetSale) (engine.PushResult, error) {
+func (c *memCentral) PushSales(_ context.Context, ss []engine.FleetSale) (engine.PushResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return engine.PushResult{Applied: len(s), LastSeq: s[len(s)-1].Seq}, c.reach()
+	if err := c.reach(); err != nil {
+		return engine.PushResult{}, err
+	}
+	for _, s := range ss {
+		if n := len(c.sales); n == 0 || s.Seq > c.sales[n-1].Seq {
+			c.sales = append(c.sales, s)
+		}
+	}
+	return engine.PushResult{Applied: len(ss), LastSeq: c.sales[len(c.sales)-1].Seq}, nil
 }
 
 func (c *memCentral) PushMovements(_ context.Context, ms []engine.FleetMovement) (engine.PushResult, error) {

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -264,10 +266,14 @@ func (f *Fleet) push(ctx context.Context, batches int) (more bool, err error) {
 	return true, nil
 }
 
-// pushOnce pushes one batch; it returns how many movements it pushed.
+// pushOnce pushes one batch; it returns how many movements it pushed. The
+// movements committed since this program started come from the writer's
+// queue; the others (older, or left out of it) are read back from the
+// store, which holds the same.
 func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 	f.w.mu.Lock()
 	ranges := f.hand.ranges()
+	queued := f.w.queue.first(pushBatch) // committed: in the view below
 	f.w.mu.Unlock()
 	var sales []FleetSale
 	var moves []FleetMovement
@@ -277,10 +283,16 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 			return err
 		}
 		for seq := st.Pushed + 1; seq <= st.MovSeq && len(moves) < pushBatch; seq++ {
-			m, s, err := outboxItem(tx, seq, ranges)
-			if err != nil {
+			for len(queued) > 0 && queued[0].seq < seq { // pushed already
+				queued = queued[1:]
+			}
+			var it outItem
+			if len(queued) > 0 && queued[0].seq == seq {
+				it = queued[0]
+			} else if it, err = readOutItem(tx, seq); err != nil {
 				return err
 			}
+			m, s := it.fleet(ranges)
 			moves = append(moves, m)
 			if s != nil {
 				sales = append(sales, *s)
@@ -310,6 +322,7 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 	last := moves[len(moves)-1].Seq
 	f.w.mu.Lock()
 	defer f.w.mu.Unlock()
+	f.w.queue.drop(last)
 	f.link.last = f.w.now().UTC()
 	f.pushedAt = time.Now()
 	return len(moves), f.saveState(ctx, func(st *fleetState) { st.Pushed = max(st.Pushed, last) })
@@ -319,20 +332,41 @@ func (f *Fleet) pushOnce(ctx context.Context) (int, error) {
 // lines that time a call to the central (a claim, a push, a heartbeat).
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// outboxItem reads movement seq of the outbox, and its sale if it is one.
-func outboxItem(tx ReadTx, seq uint64, packs []packInHand) (FleetMovement, *FleetSale, error) {
+// outItem is movement seq of the outbox with what the push sends of it: its
+// ledger entry and, when it sells a unit, the sale.
+type outItem struct {
+	seq  uint64
+	o    outEntry
+	l    LedgerEntry
+	sale *Sale // nil: not a sale
+}
+
+// readOutItem reads movement seq of the outbox, and its sale if it is one.
+func readOutItem(tx ReadTx, seq uint64) (outItem, error) {
 	o, err := readOutEntry(tx, seq)
 	if err != nil {
-		return FleetMovement{}, nil, err
+		return outItem{}, err
 	}
-	var l LedgerEntry
+	it := outItem{seq: seq, o: o}
 	var found bool
-	if err := tx.Ledger(o.Player, o.Ledger, o.Ledger, func(e LedgerEntry) error { l, found = e, true; return nil }); err != nil || !found {
-		return FleetMovement{}, nil, fmt.Errorf("%w: ledger entry %d of %s for outbox entry %d (%v)", ErrCorrupt, o.Ledger, o.Player, seq, err)
+	if err := tx.Ledger(o.Player, o.Ledger, o.Ledger, func(e LedgerEntry) error { it.l, found = e, true; return nil }); err != nil || !found {
+		return it, fmt.Errorf("%w: ledger entry %d of %s for outbox entry %d (%v)", ErrCorrupt, o.Ledger, o.Player, seq, err)
 	}
+	if o.SaleSeq == 0 {
+		return it, nil
+	}
+	sale, err := readSale(tx, it.l.Ticket)
+	it.sale = &sale
+	return it, err
+}
+
+// fleet is the movement as pushed, and its sale from the pack in packs
+// that holds it.
+func (it outItem) fleet(packs []packInHand) (FleetMovement, *FleetSale) {
+	o, l := it.o, it.l
 	// The id names the movement number too: a kiosk restored from an old
 	// backup writes its ledger entries again under new numbers.
-	m := FleetMovement{Seq: seq, ID: fmt.Sprintf("%d:%s/%d", seq, o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
+	m := FleetMovement{Seq: it.seq, ID: fmt.Sprintf("%d:%s/%d", it.seq, o.Player, o.Ledger), Player: o.Player, Kind: l.Kind,
 		Debit: l.Debit, Credit: l.Credit, Time: l.Time, Lease: o.Lease}
 	t := l.Ticket
 	if o.SaleSeq != 0 || o.Hand != nil {
@@ -344,19 +378,71 @@ func outboxItem(tx ReadTx, seq uint64, packs []packInHand) (FleetMovement, *Flee
 		m.Hand = &h
 	}
 	if o.SaleSeq == 0 {
-		return m, nil, nil
+		return m, nil
 	}
-	sale, err := readSale(tx, t)
-	if err != nil {
-		return m, nil, err
-	}
+	sale := it.sale
 	s := &FleetSale{Seq: o.SaleSeq, Ticket: t, Time: sale.Time, Player: sale.Player, Unit: sale.Unit, Revealed: sale.Done()}
 	for _, h := range packs {
 		if h.covers(t) {
 			s.Pack = h.Serial
 		}
 	}
-	return m, s, nil
+	return m, s
+}
+
+// outQueueMax bounds the writer's queue: a kiosk that cannot push reads
+// the rest of its backlog back from the store when it can.
+const outQueueMax = 8 * pushBatch
+
+// outQueue is what the outbox gained since the program started and the
+// central does not have yet, as committed, in order of number, so that a
+// push sends it without reading it back. A sale whose reveal had not ended
+// when it was committed is left out: a push reads it back, and tells the
+// central whether it has ended by then. Guarded by the writer's lock.
+type outQueue struct{ items []outItem }
+
+// add queues the movements a committed transaction numbered, with the
+// sales of entry, its journal entry.
+func (q *outQueue) add(added []outItem, entry JournalEntry) {
+	if len(added) == 0 || len(q.items)+len(added) > outQueueMax {
+		return
+	}
+	var records map[Ticket]int
+	var reveals map[Ticket]Reveal
+	for _, it := range added {
+		if it.o.SaleSeq == 0 {
+			q.items = append(q.items, it)
+			continue
+		}
+		if records == nil {
+			records = make(map[Ticket]int, len(entry.Records))
+			for i, r := range entry.Records {
+				records[r.Ticket] = i
+			}
+			reveals = make(map[Ticket]Reveal, len(entry.Reveals))
+			for _, r := range entry.Reveals {
+				reveals[r.Ticket] = r.Reveal
+			}
+		}
+		i, ok := records[it.l.Ticket]
+		rv, shown := reveals[it.l.Ticket]
+		if !ok || !shown {
+			continue
+		}
+		if sale := (Sale{Record: entry.Records[i], Reveal: rv}); sale.Done() {
+			it.sale = &sale
+			q.items = append(q.items, it)
+		}
+	}
+}
+
+// first is a copy of the n first items.
+func (q *outQueue) first(n int) []outItem { return slices.Clone(q.items[:min(n, len(q.items))]) }
+
+// drop forgets the items numbered up to last: the central has them.
+func (q *outQueue) drop(last uint64) {
+	n, _ := slices.BinarySearchFunc(q.items, last+1, func(it outItem, seq uint64) int { return cmp.Compare(it.seq, seq) })
+	q.items = slices.Delete(q.items, 0, n)
 }
 
 // The outbox, as the store keeps it.
@@ -459,6 +545,7 @@ type outbox struct {
 	st     fleetState
 	loaded bool
 	dirty  bool
+	added  []outItem // the movements numbered, for the writer's queue once committed
 }
 
 func (o *outbox) add(t *journalTx, l LedgerEntry) error {
@@ -479,5 +566,6 @@ func (o *outbox) add(t *journalTx, l LedgerEntry) error {
 		e.SaleSeq = o.st.SaleSeq
 	}
 	o.dirty = true
+	o.added = append(o.added, outItem{seq: o.st.MovSeq, o: e, l: l})
 	return t.PutSetting(outboxKey(o.st.MovSeq), e.encode())
 }

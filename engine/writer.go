@@ -22,7 +22,8 @@ type writer struct {
 	log     zerolog.Logger
 	now     func() time.Time
 
-	fleet bool // a kiosk of a fleet: every ledger entry goes to the outbox too
+	fleet bool     // a kiosk of a fleet: every ledger entry goes to the outbox too
+	queue outQueue // a fleet's kiosk: the outbox's movements committed and not pushed yet (guarded by mu)
 	// counter anchors the data outside it (nil: none); counted is the
 	// value the last counted change took it to (counter.go).
 	counter Counter
@@ -126,7 +127,8 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 	}
 	var entry JournalEntry
 	var appended chan error
-	var counted bool // the change is counted on the counter once durable
+	var counted bool    // the change is counted on the counter once durable
+	var added []outItem // the outbox's movements numbered (a fleet's kiosk)
 	err := w.store.Update(ctx, func(tx Tx) error {
 		jt := &journalTx{Tx: tx}
 		if w.fleet {
@@ -146,6 +148,9 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 			}
 		}
 		entry = jt.entry
+		if jt.outbox != nil {
+			added = jt.outbox.added
+		}
 		if w.journal == nil || jt.empty() {
 			return nil
 		}
@@ -159,6 +164,7 @@ func (w *writer) update(ctx context.Context, fn func(*journalTx) error) error {
 	})
 	var verr error
 	if err == nil {
+		w.queue.add(added, entry)
 		verr = w.verifyTouched(ctx, entry) // while the journal syncs
 	}
 	var jerr error
