@@ -103,4 +103,3 @@ func utc[T engine.FleetMovement | engine.FleetSale](ms []T) []T {
 	}
 	return out
 }
-
