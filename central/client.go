@@ -2,7 +2,6 @@ package central
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,82 +141,60 @@ func hashes(b []byte) ([]engine.Hash, error) {
 	return out, nil
 }
 
-// saleRow is a sale as push_sales reads it (migrations/0002).
-type saleRow struct {
-	Seq        uint64 `json:"seq"`
-	Ticket     string `json:"ticket"`
-	Pack       string `json:"pack"`
-	Position   uint32 `json:"position"`
-	SoldAt     string `json:"sold_at"`
-	Player     string `json:"player"`
-	StakeCents int64  `json:"stake_cents"`
-	PrizeCents int64  `json:"prize_cents"`
-	Unit       string `json:"unit"`
-	Revealed   bool   `json:"revealed"`
-}
-
-// wireTime is a time as PostgreSQL keeps it (microseconds), so that a
-// re-push compares equal to what the central stored.
-func wireTime(t time.Time) string { return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano) }
+// The two pushes: a batch's sales or movements, one array per column (as
+// migrations/0017 reads them), in; one row of applied, duplicates,
+// conflicts and last_seq out.
+const (
+	pushSalesSQL     = "SELECT * FROM push_sales($1::bigint[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::text[], $7::bigint[], $8::bigint[], $9::bytea[], $10::boolean[])"
+	pushMovementsSQL = "SELECT * FROM push_movements($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::bigint[], $10::jsonb[])"
+)
 
 // PushSales implements engine.Central: one round trip for the batch.
 func (c *Client) PushSales(ctx context.Context, sales []engine.FleetSale) (engine.PushResult, error) {
-	rows := make([]saleRow, len(sales))
+	n := len(sales)
+	seq, tickets, packs, positions := make([]int64, n), make([]string, n), make([]string, n), make([]int32, n)
+	soldAt, players, stakes, prizes := make([]time.Time, n), make([]string, n), make([]int64, n), make([]int64, n)
+	units, revealed := make([][]byte, n), make([]bool, n)
 	for i, s := range sales {
 		u := s.Unit.Encode()
-		rows[i] = saleRow{Seq: s.Seq, Ticket: s.Ticket.String(), Pack: s.Pack, Position: s.Ticket.Index, SoldAt: wireTime(s.Time),
-			Player: s.Player, StakeCents: int64(s.Ticket.Block.Stake), PrizeCents: int64(s.Unit.Prize(s.Ticket.Block.Stake)),
-			Unit: hex.EncodeToString(u[:]), Revealed: s.Revealed}
+		stake := s.Ticket.Block.Stake
+		seq[i], tickets[i], packs[i], positions[i] = int64(s.Seq), s.Ticket.String(), s.Pack, int32(s.Ticket.Index)
+		soldAt[i], players[i], stakes[i], prizes[i] = s.Time, s.Player, int64(stake), int64(s.Unit.Prize(stake))
+		units[i], revealed[i] = u[:], s.Revealed
 	}
-	return c.push(ctx, "push_sales", pushSalesSQL, rows)
-}
-
-// movementRow is a movement as push_movements reads it.
-type movementRow struct {
-	Seq         uint64  `json:"seq"`
-	ID          string  `json:"id"`
-	Player      string  `json:"player"`
-	Kind        string  `json:"kind"`
-	DebitCents  int64   `json:"debit_cents"`
-	CreditCents int64   `json:"credit_cents"`
-	Ticket      *string `json:"ticket"`
-	At          string  `json:"at"`
-	Lease       int64   `json:"lease,omitempty"` // the player's lease it was made under (migrations/0007)
-	// Hand is a held prize's hand pay, on its payout (migrations/0008).
-	Hand *engine.HandPay `json:"hand,omitempty"`
+	return c.push(ctx, "push_sales", pushSalesSQL, seq, tickets, packs, positions, soldAt, players, stakes, prizes, units, revealed)
 }
 
 // PushMovements implements engine.Central.
 func (c *Client) PushMovements(ctx context.Context, ms []engine.FleetMovement) (engine.PushResult, error) {
-	rows := make([]movementRow, len(ms))
+	n := len(ms)
+	seq, ids, players, kinds := make([]int64, n), make([]string, n), make([]string, n), make([]string, n)
+	debits, credits, tickets, at := make([]int64, n), make([]int64, n), make([]*string, n), make([]time.Time, n)
+	leases, hands := make([]int64, n), make([][]byte, n) // lease 0: none (migrations/0007); hand nil: not a hand pay (0008)
 	for i, m := range ms {
-		rows[i] = movementRow{Seq: m.Seq, ID: m.ID, Player: m.Player, Kind: m.Kind.String(), DebitCents: int64(m.Debit),
-			CreditCents: int64(m.Credit), At: wireTime(m.Time), Lease: m.Lease, Hand: m.Hand}
+		seq[i], ids[i], players[i], kinds[i] = int64(m.Seq), m.ID, m.Player, m.Kind.String()
+		debits[i], credits[i], at[i], leases[i] = int64(m.Debit), int64(m.Credit), m.Time, m.Lease
 		if m.Ticket != nil {
 			t := m.Ticket.String()
-			rows[i].Ticket = &t
+			tickets[i] = &t
+		}
+		if m.Hand != nil {
+			h, err := json.Marshal(m.Hand)
+			if err != nil {
+				return engine.PushResult{}, err
+			}
+			hands[i] = h
 		}
 	}
-	return c.push(ctx, "push_movements", pushMovementsSQL, rows)
+	return c.push(ctx, "push_movements", pushMovementsSQL, seq, ids, players, kinds, debits, credits, tickets, at, leases, hands)
 }
 
-// The two pushes: a JSON array of saleRow or movementRow in, one row of
-// applied, duplicates, conflicts and last_seq out (migrations/0002).
-const (
-	pushSalesSQL     = "SELECT * FROM push_sales($1::jsonb)"
-	pushMovementsSQL = "SELECT * FROM push_movements($1::jsonb)"
-)
-
-// push sends rows, JSON-encoded, to the push function fn through its query.
-func (c *Client) push(ctx context.Context, fn, sql string, rows any) (engine.PushResult, error) {
-	var r engine.PushResult
-	b, err := json.Marshal(rows)
-	if err != nil {
-		return r, err
-	}
+// push calls the push function fn through its query with the batch's
+// columns.
+func (c *Client) push(ctx context.Context, fn, sql string, columns ...any) (engine.PushResult, error) {
 	var applied, dup, conf, last int64
-	if err := c.db.QueryRow(ctx, sql, string(b)).Scan(&applied, &dup, &conf, &last); err != nil {
-		return r, fmt.Errorf("%s: %w", fn, translate(err))
+	if err := c.db.QueryRow(ctx, sql, columns...).Scan(&applied, &dup, &conf, &last); err != nil {
+		return engine.PushResult{}, fmt.Errorf("%s: %w", fn, translate(err))
 	}
 	return engine.PushResult{Applied: int(applied), Duplicates: int(dup), Conflicts: int(conf), LastSeq: uint64(last)}, nil
 }

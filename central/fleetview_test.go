@@ -133,7 +133,8 @@ func TestKioskRoleExecutesOnlyItsFunctions(t *testing.T) {
 	}
 	want := []string{"claim_pack(integer)", "fetch_pack(text)", "fleet_view()", "heartbeat(integer,bigint,bytea)", "journal_anchor()", "kiosk_data_key()", "kiosk_state()",
 		"lease_states(bigint[])", "lookup_ticket(text)", "player_login(text,text)", "player_lookup(text,text,text)", "player_set_limit(bigint,text,bigint)", "player_take_break(bigint,text)",
-		"push_movements(jsonb)", "push_sales(jsonb)", "release_pack(text,integer)", "renew_lease(bigint,bigint)", "return_lease(bigint,bigint)",
+		"push_movements(bigint[],text[],text[],text[],bigint[],bigint[],text[],timestamp with time zone[],bigint[],jsonb[])", "push_movements(jsonb)",
+		"push_sales(bigint[],text[],text[],integer[],timestamp with time zone[],text[],bigint[],bigint[],bytea[],boolean[])", "push_sales(jsonb)", "release_pack(text,integer)", "renew_lease(bigint,bigint)", "return_lease(bigint,bigint)",
 		"sf_call(text,bigint,bytea)"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("a kiosk may execute %q, want %q", got, want)

@@ -3,6 +3,7 @@ package central
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -122,8 +123,13 @@ func TestMovementsFromBeforeMigration15(t *testing.T) {
 	grant := func(seq uint64, id string) engine.FleetMovement {
 		return engine.FleetMovement{Seq: seq, ID: id, Player: "demo", Kind: engine.LedgerGrant, Credit: 1000, Time: now}
 	}
-	if r, err := c.PushMovements(ctx, []engine.FleetMovement{grant(1, "g1"), grant(2, "g2")}); err != nil || r.Applied != 2 {
-		t.Fatalf("push under schema 14: %+v %v", r, err)
+	// Pushed as a kiosk of schema 14's time did: a JSON array (0017 made the arrays).
+	jsonGrant := func(seq int, id string) string {
+		return fmt.Sprintf(`{"seq":%d,"id":%q,"player":"demo","kind":"grant","debit_cents":0,"credit_cents":1000,"at":%q}`, seq, id, now.Format(time.RFC3339Nano))
+	}
+	var applied int64
+	if err := c.pool.QueryRow(ctx, "SELECT applied FROM push_movements($1::jsonb)", "["+jsonGrant(1, "g1")+","+jsonGrant(2, "g2")+"]").Scan(&applied); err != nil || applied != 2 {
+		t.Fatalf("push under schema 14: %d applied, %v", applied, err)
 	}
 	if _, err := conn.Exec(ctx, "UPDATE movements SET received_at = received_at - interval '3 months' WHERE seq = 1"); err != nil {
 		t.Fatal(err)

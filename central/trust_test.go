@@ -487,6 +487,21 @@ func TestOversizePushIsRefused(t *testing.T) {
 	if _, _, _, _, err := pushRaw(t, k1, "push_sales", []any{map[string]any{"seq": 1, "player": big}}); sqlState(err) != "SF009" {
 		t.Fatalf("a 2 MB push: %v, want SF009", err)
 	}
+	// The same as the arrays the kiosks send (migrations/0017): a player of
+	// 2 MB, columns of different lengths.
+	arrays := func(seqs []int64, players []string) error {
+		n := len(players)
+		var a, d, c, l int64
+		return k1.QueryRow(ctx, "SELECT * FROM push_sales($1::bigint[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::text[], $7::bigint[], $8::bigint[], $9::bytea[], $10::boolean[])",
+			seqs, make([]string, n), make([]string, n), make([]int32, n), make([]time.Time, n), players, make([]int64, n), make([]int64, n),
+			make([][]byte, n), make([]bool, n)).Scan(&a, &d, &c, &l)
+	}
+	if err := arrays([]int64{1}, []string{big}); sqlState(err) != "SF009" {
+		t.Fatalf("a push of arrays of 2 MB: %v, want SF009", err)
+	}
+	if err := arrays([]int64{1}, []string{"eve", "eve"}); sqlState(err) != "SF009" {
+		t.Fatalf("a push of arrays of 1 sequence number and 2 players: %v, want SF009", err)
+	}
 	if rep := f.audit(t); !rep.OK || rep.Sales != 0 {
 		t.Fatalf("after refused pushes: %d sales, findings %q", rep.Sales, rep.Findings)
 	}
