@@ -21,10 +21,38 @@ type Ticket struct {
 // Plus is the ticket n units further in the same block.
 func (t Ticket) Plus(n uint32) Ticket { return Ticket{Block: t.Block, Index: t.Index + n} }
 
-// String formats the ticket with its check digit.
+// String formats the ticket with its check digit: EE-SSS-BBBB-IIIIII-C.
+// It writes the digits itself (a fleet kiosk writes a sale's ticket four
+// times: its log line, its receipt, its push and its movement's); a number
+// too wide for its field, which no valid ticket has, goes through fmt.
 func (t Ticket) String() string {
-	body := fmt.Sprintf("%02d%03d%04d%06d", t.Block.Emission, t.Block.Stake, t.Block.Number, t.Index)
-	return fmt.Sprintf("%s-%s-%s-%s-%c", body[0:2], body[2:5], body[5:9], body[9:15], damm(body))
+	r := t.Block
+	if r.Emission > 99 || r.Stake < 0 || r.Stake > 999 || r.Number > 9999 || t.Index > 999_999 {
+		body := fmt.Sprintf("%02d%03d%04d%06d", r.Emission, r.Stake, r.Number, t.Index)
+		return fmt.Sprintf("%s-%s-%s-%s-%c", body[0:2], body[2:5], body[5:9], body[9:15], damm(body))
+	}
+	var b [ticketDigits + 4]byte
+	put := func(at, width int, v uint64) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i], v = byte('0'+v%10), v/10
+		}
+	}
+	put(0, 2, uint64(r.Emission))
+	b[2] = '-'
+	put(3, 3, uint64(r.Stake))
+	b[6] = '-'
+	put(7, 4, uint64(r.Number))
+	b[11] = '-'
+	put(12, 6, uint64(t.Index))
+	b[18] = '-'
+	var check byte
+	for _, c := range b[:18] {
+		if c != '-' {
+			check = dammTable[check][c-'0']
+		}
+	}
+	b[19] = '0' + check
+	return string(b[:])
 }
 
 // ticketDigits is the number of digits of a ticket, check digit included.

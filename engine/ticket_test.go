@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,4 +86,28 @@ func FuzzParseTicket(f *testing.F) {
 			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, tk, tk.String(), back, err)
 		}
 	})
+}
+
+// A ticket's String, written digit by digit, is the format fmt writes, for
+// tickets across every field's range and beyond it.
+func TestTicketStringIsTheFormat(t *testing.T) {
+	want := func(tk engine.Ticket) string {
+		r := tk.Block
+		body := fmt.Sprintf("%02d%03d%04d%06d", r.Emission, r.Stake, r.Number, tk.Index)
+		return fmt.Sprintf("%s-%s-%s-%s-%s", body[0:2], body[2:5], body[5:9], body[9:15], check(body))
+	}
+	for _, e := range []uint16{1, 9, 10, 99, 100} {
+		for _, s := range []engine.Cents{50, 100, 200, 999, 1000} {
+			for _, n := range []uint32{1, 17, 9999, 10000} {
+				for _, i := range []uint32{0, 7, 123, 849_999, 999_999, 1_000_000} {
+					tk := engine.Ticket{Block: engine.BlockRef{Emission: e, Stake: s, Number: n}, Index: i}
+					if got := tk.String(); e <= 99 && s <= 999 && n <= 9999 && i <= 999_999 && got != want(tk) {
+						t.Errorf("%+v: %q, want %q", tk, got, want(tk))
+					} else if len(got) < 20 {
+						t.Errorf("%+v: %q", tk, got)
+					}
+				}
+			}
+		}
+	}
 }
