@@ -414,6 +414,9 @@ func (q *outQueue) add(added []outItem, entry JournalEntry) {
 			q.items = append(q.items, it)
 			continue
 		}
+		if len(entry.Reveals) == 0 { // a unit on the board: its reveal is to come
+			continue
+		}
 		if records == nil {
 			records = make(map[Ticket]int, len(entry.Records))
 			for i, r := range entry.Records {
