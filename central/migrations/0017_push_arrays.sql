@@ -35,6 +35,24 @@ BEGIN
 	END IF;
 END $$;
 
+-- sf_push_sequence checks a push's numbers (sales' or movements', what)
+-- against the last the central has of kiosk k: the new ones follow it
+-- without a gap and none comes twice (SF002). It returns the highest new
+-- one (NULL: none).
+CREATE FUNCTION sf_push_sequence(k text, what text, seqs bigint[], v_last bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE lo bigint; hi bigint; n bigint; v_rows bigint;
+BEGIN
+	SELECT min(x.seq), max(x.seq), count(DISTINCT x.seq), count(*) INTO lo, hi, n, v_rows
+	  FROM unnest(seqs) AS x(seq) WHERE x.seq > v_last;
+	IF n > 0 AND (lo <> v_last + 1 OR hi - lo + 1 <> n) THEN
+		RAISE EXCEPTION 'kiosk % pushed % % to %, the central has up to %', k, what, lo, hi, v_last USING ERRCODE = 'SF002';
+	END IF;
+	IF v_rows <> n THEN
+		RAISE EXCEPTION 'kiosk % pushed two % under one number', k, what USING ERRCODE = 'SF002';
+	END IF;
+	RETURN hi;
+END $$;
+
 -- sf_unhex is the bytes of hex text, NULL when it is not hex.
 CREATE FUNCTION sf_unhex(t text) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
 	SELECT CASE WHEN t ~ '^([0-9a-fA-F]{2})*$' THEN decode(t, 'hex') END
@@ -48,7 +66,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET lock_tim
 DECLARE
 	k text := sf_kiosk_lock();
 	st fleet_settings%ROWTYPE;
-	v_last bigint; lo bigint; hi bigint; n bigint; v_rows bigint;
+	v_last bigint; hi bigint;
 	v_app bigint; v_dup bigint; v_conf bigint; v_room bigint;
 	bid bigint;
 BEGIN
@@ -60,14 +78,7 @@ BEGIN
 		+ pg_column_size(p_unit) + pg_column_size(p_revealed));
 	SELECT * INTO st FROM fleet_settings;
 	SELECT kk.last_sale_seq INTO v_last FROM kiosks kk WHERE kk.id = k;
-	SELECT min(x.seq), max(x.seq), count(DISTINCT x.seq), count(*) INTO lo, hi, n, v_rows
-	  FROM unnest(p_seq) AS x(seq) WHERE x.seq > v_last;
-	IF n > 0 AND (lo <> v_last + 1 OR hi - lo + 1 <> n) THEN
-		RAISE EXCEPTION 'kiosk % pushed sales % to %, the central has up to %', k, lo, hi, v_last USING ERRCODE = 'SF002';
-	END IF;
-	IF v_rows <> n THEN
-		RAISE EXCEPTION 'kiosk % pushed two sales under one number', k USING ERRCODE = 'SF002';
-	END IF;
+	hi := sf_push_sequence(k, 'sales', p_seq, v_last);
 	v_room := sf_conflicts_room(k);
 	-- A void (which locks its pack for update) waits for this push, and the
 	-- other way round, so a pack's sold and voided units never overlap.
@@ -165,7 +176,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp SET lock_tim
 DECLARE
 	k text := sf_kiosk_lock();
 	st fleet_settings%ROWTYPE;
-	v_last bigint; lo bigint; hi bigint; n bigint; v_rows bigint;
+	v_last bigint; hi bigint;
 	v_app bigint; v_dup bigint; v_conf bigint; v_room bigint;
 BEGIN
 	PERFORM sf_push_bounds(coalesce(cardinality(p_seq), 0),
@@ -177,14 +188,7 @@ BEGIN
 	PERFORM sf_movements_ahead();
 	SELECT * INTO st FROM fleet_settings;
 	SELECT kk.last_movement_seq INTO v_last FROM kiosks kk WHERE kk.id = k;
-	SELECT min(x.seq), max(x.seq), count(DISTINCT x.seq), count(*) INTO lo, hi, n, v_rows
-	  FROM unnest(p_seq) AS x(seq) WHERE x.seq > v_last;
-	IF n > 0 AND (lo <> v_last + 1 OR hi - lo + 1 <> n) THEN
-		RAISE EXCEPTION 'kiosk % pushed movements % to %, the central has up to %', k, lo, hi, v_last USING ERRCODE = 'SF002';
-	END IF;
-	IF v_rows <> n THEN
-		RAISE EXCEPTION 'kiosk % pushed two movements under one number', k USING ERRCODE = 'SF002';
-	END IF;
+	hi := sf_push_sequence(k, 'movements', p_seq, v_last);
 	v_room := sf_conflicts_room(k);
 	WITH judged0 AS ( -- 0007's verdicts, and an id used already
 		SELECT x.*, CASE
@@ -277,7 +281,7 @@ BEGIN
 		LATERAL push_movements(a.seq, a.id, a.player, a.kind, a.debit, a.credit, a.ticket, a.at, a.lease, a.hand) r;
 END $$;
 
-REVOKE ALL ON FUNCTION sf_push_bounds(int, int[], bigint), sf_unhex(text),
+REVOKE ALL ON FUNCTION sf_push_bounds(int, int[], bigint), sf_push_sequence(text, text, bigint[], bigint), sf_unhex(text),
 	push_sales(bigint[], text[], text[], int[], timestamptz[], text[], bigint[], bigint[], bytea[], boolean[]),
 	push_movements(bigint[], text[], text[], text[], bigint[], bigint[], text[], timestamptz[], bigint[], jsonb[]) FROM PUBLIC;
 DO $$
