@@ -14,6 +14,14 @@
 -- judges both (a unit that is not hex becomes NULL there, which differs
 -- from the block's: refused as before, its text no longer kept).
 --
+-- A sale numbered above the last the central has of the kiosk looks up
+-- neither the sale at its position nor a stored conflict: every sale and
+-- conflict stored has a number up to that last (each push raises it to its
+-- highest), so neither can be a duplicate, and a position sold already is
+-- refused by the insert (ON CONFLICT, then 'position already sold'), as it
+-- was by the look-up. The numbers pushed again after a lost answer are
+-- looked up as before. (5 % of a push of 1 000 new sales.)
+--
 -- Without JIT: the first five calls of a session plan for their arrays as
 -- given, which the planner counts exactly, and a push of 1 000 rows then
 -- costs more than jit_above_cost: compiling it took 77 ms of a 90 ms push
@@ -100,12 +108,12 @@ BEGIN
 		  LEFT JOIN LATERAL (SELECT substring(bl.units FROM x.position * 3 + 1 FOR 3) AS b_unit) u ON true
 		  LEFT JOIN LATERAL (SELECT t.tail FROM leaf_tails t WHERE t.stake_cents = bl.stake_cents AND t.unit = u.b_unit LIMIT 1) lt ON true
 		  LEFT JOIN LATERAL (SELECT s.ticket, s.kiosk, s.seq, s.sold_at, s.player FROM sales s
-		                      WHERE s.block_id = pk.block_id AND s.position = x.position LIMIT 1) held ON true
+		                      WHERE x.seq <= v_last AND s.block_id = pk.block_id AND s.position = x.position LIMIT 1) held ON true
 	), judged AS (
 		SELECT inc.*, CASE
 			WHEN inc.h_ticket = inc.ticket AND inc.h_kiosk = k AND inc.h_seq = inc.seq AND inc.h_sold_at = inc.sold_at AND inc.h_player = inc.player
 				THEN 'duplicate'
-			WHEN EXISTS (SELECT 1 FROM sale_conflicts c WHERE c.kiosk = k AND c.seq = inc.seq AND c.ticket = inc.ticket) THEN 'duplicate'
+			WHEN inc.seq <= v_last AND EXISTS (SELECT 1 FROM sale_conflicts c WHERE c.kiosk = k AND c.seq = inc.seq AND c.ticket = inc.ticket) THEN 'duplicate'
 			WHEN inc.seq <= v_last THEN 'sequence number already used by another sale'
 			WHEN inc.block_id IS NULL THEN 'pack not held by this kiosk'
 			WHEN inc.p_status = 'voided' THEN 'pack voided'
