@@ -2,7 +2,7 @@
 -- objects (#33, make bench's fleet_block_s). Of what a push of 1 000 sales
 -- cost the central, a fifth was JSON: reading the text into jsonb, measuring
 -- it again as text for its bound, and taking it apart three or four times
--- (jsonb_to_recordset); the kiosk spent as much writing it. The pgx client
+-- (jsonb_to_recordset); the kiosk wrote it with encoding/json. The pgx client
 -- sends arrays in PostgreSQL's binary form, which the functions below read
 -- with unnest.
 --
