@@ -31,28 +31,23 @@ func (t Ticket) String() string {
 		body := fmt.Sprintf("%02d%03d%04d%06d", r.Emission, r.Stake, r.Number, t.Index)
 		return fmt.Sprintf("%s-%s-%s-%s-%c", body[0:2], body[2:5], body[5:9], body[9:15], damm(body))
 	}
-	var b [ticketDigits + 4]byte
-	put := func(at, width int, v uint64) {
-		for i := at + width - 1; i >= at; i-- {
-			b[i], v = byte('0'+v%10), v/10
+	var d [ticketDigits]byte // the digits, the check digit last
+	put := func(field []byte, v uint64) {
+		for i := len(field) - 1; i >= 0; i-- {
+			field[i], v = byte('0'+v%10), v/10
 		}
 	}
-	put(0, 2, uint64(r.Emission))
-	b[2] = '-'
-	put(3, 3, uint64(r.Stake))
-	b[6] = '-'
-	put(7, 4, uint64(r.Number))
-	b[11] = '-'
-	put(12, 6, uint64(t.Index))
-	b[18] = '-'
-	var check byte
-	for _, c := range b[:18] {
-		if c != '-' {
-			check = dammTable[check][c-'0']
-		}
-	}
-	b[19] = '0' + check
-	return string(b[:])
+	put(d[0:2], uint64(r.Emission))
+	put(d[2:5], uint64(r.Stake))
+	put(d[5:9], uint64(r.Number))
+	put(d[9:15], uint64(t.Index))
+	d[15] = damm(d[:15])
+	b := make([]byte, 0, ticketDigits+4)
+	b = append(append(b, d[0:2]...), '-')
+	b = append(append(b, d[2:5]...), '-')
+	b = append(append(b, d[5:9]...), '-')
+	b = append(append(b, d[9:15]...), '-')
+	return string(append(b, d[15]))
 }
 
 // ticketDigits is the number of digits of a ticket, check digit included.
@@ -110,11 +105,11 @@ var dammTable = [10][10]byte{
 	{2, 5, 8, 1, 4, 3, 6, 7, 9, 0},
 }
 
-// damm returns the check digit of a string of decimal digits.
-func damm(digits string) byte {
+// damm returns the check digit of decimal digits (a string, or bytes).
+func damm[T ~string | ~[]byte](digits T) byte {
 	var interim byte
-	for _, c := range digits {
-		interim = dammTable[interim][c-'0']
+	for i := range len(digits) {
+		interim = dammTable[interim][digits[i]-'0']
 	}
 	return '0' + interim
 }
